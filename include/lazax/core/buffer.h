@@ -1,0 +1,53 @@
+// Reference-counted, 64-byte-aligned storage. Buffers are shared, never resized; live and peak
+// byte counts are kept for the metrics report.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "lazax/core/device.h"
+
+namespace lazax {
+
+struct MemoryStats {
+  int64_t live_buffers = 0;
+  int64_t live_bytes = 0;
+  int64_t peak_bytes = 0;
+  int64_t total_allocations = 0;
+};
+MemoryStats memory_stats();
+void reset_peak_bytes();
+
+class Buffer {
+ public:
+  Buffer() = default;
+  // Allocates `bytes` (zero-filled) on `device` in memory `kind`.
+  static Buffer allocate(size_t bytes, Device device = {}, MemoryKind kind = MemoryKind::device);
+
+  bool defined() const { return storage_ != nullptr; }
+  void* data() { return storage_ ? storage_->data : nullptr; }
+  const void* data() const { return storage_ ? storage_->data : nullptr; }
+  template <class T> T* as() { return static_cast<T*>(data()); }
+  template <class T> const T* as() const { return static_cast<const T*>(data()); }
+  size_t bytes() const { return storage_ ? storage_->bytes : 0; }
+  Device device() const { return storage_ ? storage_->device : Device{}; }
+  MemoryKind memory_kind() const { return storage_ ? storage_->kind : MemoryKind::device; }
+  long use_count() const { return storage_.use_count(); }
+  // Identity of the storage (two Buffers sharing storage compare equal).
+  const void* id() const { return storage_.get(); }
+
+ private:
+  struct Storage {
+    void* data = nullptr;
+    size_t bytes = 0;
+    Device device;
+    MemoryKind kind = MemoryKind::device;
+    Storage() = default;
+    Storage(const Storage&) = delete;
+    Storage& operator=(const Storage&) = delete;
+    ~Storage();
+  };
+  std::shared_ptr<Storage> storage_;
+};
+
+}  // namespace lazax

@@ -1,0 +1,138 @@
+// A vector of trivially copyable elements that keeps up to N of them inline, so that shapes and
+// operand lists (almost always short) cost no heap allocation when a node is recorded.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <new>
+#include <type_traits>
+
+namespace lazax {
+
+template <class T, size_t N>
+class SmallVec {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  using value_type = T;
+  using iterator = T*;
+  using const_iterator = const T*;
+
+  SmallVec() = default;
+  SmallVec(std::initializer_list<T> xs) { assign(xs.begin(), xs.end()); }
+  template <class It>
+  SmallVec(It first, It last) { assign(first, last); }
+  explicit SmallVec(size_t n, const T& v = T()) {
+    resize(n);
+    std::fill(begin(), end(), v);
+  }
+  SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
+  SmallVec(SmallVec&& o) noexcept { take(o); }
+  SmallVec& operator=(const SmallVec& o) {
+    if (this != &o) assign(o.begin(), o.end());
+    return *this;
+  }
+  SmallVec& operator=(SmallVec&& o) noexcept {
+    if (this != &o) {
+      release();
+      take(o);
+    }
+    return *this;
+  }
+  ~SmallVec() { release(); }
+
+  template <class It>
+  void assign(It first, It last) {
+    size_t n = static_cast<size_t>(std::distance(first, last));
+    size_ = 0;
+    reserve(n);
+    std::copy(first, last, data());
+    size_ = n;
+  }
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    T* p = static_cast<T*>(std::malloc(n * sizeof(T)));
+    if (!p) throw std::bad_alloc();
+    if (size_) std::memcpy(static_cast<void*>(p), data(), size_ * sizeof(T));
+    if (heap_) std::free(heap_);
+    heap_ = p;
+    cap_ = n;
+  }
+  void resize(size_t n, const T& v = T()) {
+    reserve(n);
+    for (size_t i = size_; i < n; ++i) data()[i] = v;
+    size_ = n;
+  }
+  void push_back(const T& v) {
+    if (size_ == cap_) {
+      T copy = v;  // v may live in this vector
+      reserve(cap_ * 2);
+      data()[size_++] = copy;
+      return;
+    }
+    data()[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  T* insert(T* pos, const T& v) {
+    size_t i = static_cast<size_t>(pos - begin());
+    push_back(v);
+    std::rotate(begin() + i, end() - 1, end());
+    return begin() + i;
+  }
+  T* erase(T* pos) {
+    std::copy(pos + 1, end(), pos);
+    --size_;
+    return pos;
+  }
+
+  T* data() { return heap_ ? heap_ : reinterpret_cast<T*>(inline_); }
+  const T* data() const { return heap_ ? heap_ : reinterpret_cast<const T*>(inline_); }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& back() { return data()[size_ - 1]; }
+  const T& back() const { return data()[size_ - 1]; }
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+
+  friend bool operator==(const SmallVec& a, const SmallVec& b) {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  void release() {
+    if (heap_) std::free(heap_);
+    heap_ = nullptr;
+    cap_ = N;
+    size_ = 0;
+  }
+  void take(SmallVec& o) {
+    if (o.heap_) {
+      heap_ = o.heap_;
+      cap_ = o.cap_;
+      size_ = o.size_;
+      o.heap_ = nullptr;
+      o.cap_ = N;
+      o.size_ = 0;
+    } else {
+      heap_ = nullptr;
+      cap_ = N;
+      size_ = o.size_;
+      std::memcpy(static_cast<void*>(inline_), o.inline_, sizeof(inline_));
+      o.size_ = 0;
+    }
+  }
+
+  T* heap_ = nullptr;
+  size_t size_ = 0;
+  size_t cap_ = N;
+  alignas(T) unsigned char inline_[N * sizeof(T)];
+};
+
+}  // namespace lazax

@@ -1,0 +1,78 @@
+// The one program representation: a Function has typed parameters, nodes in topological order
+// and results. Lazy graphs become Functions at sync; traced functions are Functions; sub-functions
+// (callees, branches, loop bodies) hang off the attributes of `call`, `cond`, `while`, `scan`.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lazax/core/small_vec.h"
+#include "lazax/ir/attrs.h"
+#include "lazax/ir/op.h"
+
+namespace lazax {
+
+// Output `index` of node `node` of the enclosing Function.
+struct ValueRef {
+  int32_t node = -1;
+  int32_t index = 0;
+  friend bool operator==(const ValueRef&, const ValueRef&) = default;
+};
+
+// Where a node was made. Never part of a hash. Strings are interned (live forever).
+struct DebugInfo {
+  const char* file = nullptr;
+  uint32_t line = 0;
+  const char* scope = nullptr;  // profiler scope path, "a/b"
+};
+const char* intern_string(std::string_view s);
+
+struct Node {
+  OpCode op = OpCode::constant;
+  Attrs attrs;
+  SmallVec<ValueRef, 4> operands;
+  std::vector<TensorType> outputs;
+  uint64_t hash = 0;  // structural: op, attrs, output types, operand hashes; not debug info
+  DebugInfo debug;
+
+  template <class A> const A& attr() const { return std::get<A>(attrs); }
+};
+
+class Function {
+ public:
+  // Prefer Builder; this constructor checks nothing.
+  Function(std::string name, std::vector<Node> nodes, int num_params,
+           std::vector<ValueRef> results);
+
+  const std::string& name() const { return name_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(int32_t i) const { return nodes_[static_cast<size_t>(i)]; }
+  int num_params() const { return num_params_; }
+  const std::vector<ValueRef>& results() const { return results_; }
+  const TensorType& type(ValueRef v) const {
+    return nodes_[static_cast<size_t>(v.node)].outputs[static_cast<size_t>(v.index)];
+  }
+  TensorType param_type(int i) const { return nodes_[static_cast<size_t>(i)].outputs[0]; }
+  std::vector<TensorType> param_types() const;
+  std::vector<TensorType> result_types() const;
+  // Structural hash: stable across runs and processes, ignores names and debug info.
+  uint64_t hash() const { return hash_; }
+  // Sub-functions referenced directly by this function's nodes, in first-use order.
+  std::vector<FunctionPtr> callees() const;
+  // Number of non-parameter nodes, including those of sub-functions (counted once per use).
+  int64_t total_nodes() const;
+
+ private:
+  std::string name_;
+  std::vector<Node> nodes_;
+  int num_params_;
+  std::vector<ValueRef> results_;
+  uint64_t hash_;
+};
+
+// Hash of a node from its parts and its operands' hashes (the rule Builder uses).
+uint64_t node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>& outputs,
+                   std::span<const uint64_t> operand_hashes, std::span<const int32_t> operand_indices);
+
+}  // namespace lazax

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The one entry point: `./lazax.sh demo` runs the main job, `./lazax.sh test` the test suite.
+# Both install what is missing (Debian packages), then build with CMake + Ninja.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
+  libxxhash-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libdnnl-dev libhwy-dev python3-torch python3-numpy)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "[lazax.sh] installing: ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+JOBS=${LAZAX_JOBS:-$(nproc)}
+
+build() {  # build DIR TYPE [extra cmake args]
+  local dir=$1 type=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" "$@" >/dev/null
+  ninja -C "$dir" -j "$JOBS"
+}
+
+case "${1:-}" in
+  demo)
+    install_missing
+    build build Release
+    ./build/apps/lazax/lazax demo
+    ;;
+  test)
+    install_missing
+    build build Release
+    (cd build && ctest --output-on-failure -j "$JOBS")
+    echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+    build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
+    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir")
+    ;;
+  bench)
+    install_missing
+    build build Release
+    shift
+    ./build/apps/lazax/lazax bench "$@"
+    ;;
+  *)
+    echo "usage: ./lazax.sh demo | test | bench NAME [--json]" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,98 @@
+#include "lazax/ir/function.h"
+
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "lazax/core/hash.h"
+
+namespace lazax {
+
+const char* intern_string(std::string_view s) {
+  static std::mutex mu;
+  static std::set<std::string, std::less<>> pool;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = pool.find(s);
+  if (it == pool.end()) it = pool.emplace(s).first;
+  return it->c_str();
+}
+
+uint64_t node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>& outputs,
+                   std::span<const uint64_t> operand_hashes,
+                   std::span<const int32_t> operand_indices) {
+  Hasher h(static_cast<uint64_t>(op) + 1);
+  h.add(hash_attrs(attrs));
+  h.add(static_cast<uint64_t>(outputs.size()));
+  for (const auto& t : outputs) {
+    h.add(static_cast<uint64_t>(t.dtype));
+    h.add_bytes(t.shape.dims().data(), t.shape.rank() * sizeof(int64_t));
+  }
+  for (size_t i = 0; i < operand_hashes.size(); ++i) {
+    h.add(operand_hashes[i]);
+    h.add_signed(operand_indices[i]);
+  }
+  return h.digest();
+}
+
+Function::Function(std::string name, std::vector<Node> nodes, int num_params,
+                   std::vector<ValueRef> results)
+    : name_(std::move(name)),
+      nodes_(std::move(nodes)),
+      num_params_(num_params),
+      results_(std::move(results)) {
+  Hasher h(0x6c617a6178ull);
+  h.add(static_cast<uint64_t>(num_params_));
+  for (const auto& n : nodes_) h.add(n.hash);
+  for (auto r : results_) {
+    h.add(nodes_[static_cast<size_t>(r.node)].hash);
+    h.add_signed(r.index);
+  }
+  hash_ = h.digest();
+}
+
+std::vector<TensorType> Function::param_types() const {
+  std::vector<TensorType> out;
+  for (int i = 0; i < num_params_; ++i) out.push_back(param_type(i));
+  return out;
+}
+
+std::vector<TensorType> Function::result_types() const {
+  std::vector<TensorType> out;
+  for (auto r : results_) out.push_back(type(r));
+  return out;
+}
+
+std::vector<FunctionPtr> Function::callees() const {
+  std::vector<FunctionPtr> out;
+  std::unordered_set<const Function*> seen;
+  auto push = [&](const FunctionPtr& f) {
+    if (f && seen.insert(f.get()).second) out.push_back(f);
+  };
+  for (const auto& n : nodes_) {
+    if (!has_flag(n.op, kHasBodies)) continue;
+    std::visit(
+        [&](const auto& a) {
+          using A = std::decay_t<decltype(a)>;
+          if constexpr (std::is_same_v<A, CallAttrs>) {
+            push(a.callee);
+          } else if constexpr (std::is_same_v<A, CondAttrs>) {
+            for (const auto& b : a.branches) push(b);
+          } else if constexpr (std::is_same_v<A, WhileAttrs>) {
+            push(a.cond);
+            push(a.body);
+          } else if constexpr (std::is_same_v<A, ScanAttrs>) {
+            push(a.body);
+          }
+        },
+        n.attrs);
+  }
+  return out;
+}
+
+int64_t Function::total_nodes() const {
+  int64_t n = static_cast<int64_t>(nodes_.size()) - num_params_;
+  for (const auto& c : callees()) n += c->total_nodes();
+  return n;
+}
+
+}  // namespace lazax
