@@ -1,0 +1,31 @@
+// The backend contract: compile a Function once into an Executable, run it many times.
+// The reference backend runs the reference interpreter; optimizing backends plug in here.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lazax/ir/function.h"
+
+namespace lazax {
+
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual std::vector<Literal> run(std::span<const Literal> args) = 0;
+  virtual const Function& function() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::unique_ptr<Executable> compile(FunctionPtr f) = 0;
+};
+
+// "reference" (the default until an optimizing backend exists).
+std::unique_ptr<Backend> make_backend(const std::string& name);
+std::vector<std::string> backend_names();
+
+}  // namespace lazax

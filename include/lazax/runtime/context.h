@@ -1,0 +1,49 @@
+// The runtime: one Context owns the backend, the compile cache and the options. `sync` turns
+// every live pending tensor into one Function, finds it in the cache (or compiles it), runs it
+// and rebinds the tensors to the results.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "lazax/backend/backend.h"
+#include "lazax/runtime/compile_cache.h"
+
+namespace lazax {
+
+struct RuntimeOptions {
+  bool debug = false;          // LAZAX_DEBUG=1: explain cache misses and graph breaks on stderr
+  std::string dump_dir;        // LAZAX_DUMP_DIR=dir: write each compiled program (.lzir, .dot)
+  int64_t max_pending_nodes = 100000;  // LAZAX_MAX_PENDING_NODES: cut a growing graph here
+};
+
+// Why a sync happened.
+enum class SyncCause : uint8_t {
+  explicit_sync,  // lazax::sync() (mark step)
+  graph_break,    // a value was read: item(), to_vector(), printing
+  size_limit,     // the pending graph grew past max_pending_nodes
+};
+
+class Context {
+ public:
+  Context();
+  // The process-wide default context (created on first use, options read from the environment).
+  static Context& get();
+
+  RuntimeOptions& options() { return options_; }
+  Backend& backend() { return *backend_; }
+  void set_backend(const std::string& name);
+  CompileCache& cache() { return cache_; }
+
+  // Materializes every live pending value. `where` is the user's source location for breaks.
+  void sync(SyncCause cause, const std::string& where = "");
+
+ private:
+  RuntimeOptions options_;
+  std::unique_ptr<Backend> backend_;
+  CompileCache cache_;
+  uint64_t epoch_ = 0;
+  int64_t dump_counter_ = 0;
+};
+
+}  // namespace lazax

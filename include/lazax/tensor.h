@@ -1,0 +1,217 @@
+// lazax::Tensor: a cheap handle to materialized data or a pending IR value. Ops record nodes
+// into the lazy graph; nothing runs until sync() or until a value is read (a "graph break").
+//
+// Aliasing rule (differs from PyTorch): lazax has no mutable views. Copies of a Tensor handle
+// share one value, so an in-place op (add_, mul_, copy_, zero_) is seen through every copy of that
+// handle. But slices, reshapes and transposes are new values: writing into a slice's result never
+// changes the tensor it came from. Where PyTorch code writes through a view, write the whole
+// tensor instead (e.g. with index_put-style ops built from dynamic_update_slice / scatter_add).
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "lazax/core/shape.h"
+#include "lazax/ir/literal.h"
+
+namespace lazax {
+
+class TensorImpl;
+using Loc = std::source_location;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A materialized tensor holding `value`.
+  explicit Tensor(Literal value);
+
+  bool defined() const { return impl_ != nullptr; }
+  DType dtype() const;
+  const Shape& shape() const;
+  std::vector<int64_t> sizes() const { return shape().vec(); }
+  int64_t dim() const { return static_cast<int64_t>(shape().rank()); }
+  int64_t size(int64_t d) const;
+  int64_t numel() const { return shape().numel(); }
+  bool is_pending() const;
+  std::string type_str() const;  // "f32[2,3]"
+
+  // Reading a value syncs first if it is pending (counted as a graph break at `loc`).
+  double item(Loc loc = Loc::current()) const;
+  template <class T>
+  std::vector<T> to_vector(Loc loc = Loc::current()) const {
+    return literal(loc).to_vector<T>();
+  }
+  Literal literal(Loc loc = Loc::current()) const;
+
+  // Dtype conversion.
+  Tensor to(DType t) const;
+  // Arithmetic operators (broadcasting, type promotion).
+  Tensor operator-() const;
+
+  // In-place ops: rebind this handle (and every copy of it) to a new value.
+  Tensor& add_(const Tensor& o);
+  Tensor& add_(double v);
+  Tensor& sub_(const Tensor& o);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(double v);
+  Tensor& div_(double v);
+  Tensor& copy_(const Tensor& src);
+  Tensor& zero_();
+  Tensor& fill_(double v);
+
+  // Shape ops as methods (PyTorch names).
+  Tensor reshape(const std::vector<int64_t>& shape) const;
+  Tensor view(const std::vector<int64_t>& shape) const { return reshape(shape); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor permute(const std::vector<int64_t>& dims) const;
+  Tensor t() const { return transpose(0, 1); }
+  Tensor unsqueeze(int64_t d) const;
+  Tensor squeeze(int64_t d) const;
+  Tensor expand(const std::vector<int64_t>& shape) const;
+  Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor contiguous() const { return *this; }
+  Tensor clone() const;
+  Tensor detach() const;
+
+  // Reductions as methods.
+  Tensor sum(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor mean(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor max(int64_t dim, bool keepdim = false) const;
+  Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// ---- sync ----
+// Compiles (or finds in the cache) and runs everything pending, then rebinds the tensors.
+void sync();
+
+// ---- factories ----
+Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::f32);
+Tensor ones(const std::vector<int64_t>& shape, DType dtype = DType::f32);
+Tensor full(const std::vector<int64_t>& shape, double value, DType dtype = DType::f32);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor scalar_tensor(double value, DType dtype = DType::f32);
+Tensor arange(int64_t end, DType dtype = DType::i64);
+Tensor arange(double start, double end, double step = 1.0, DType dtype = DType::f32);
+template <class T>
+Tensor from_vector(const std::vector<T>& values, const std::vector<int64_t>& shape) {
+  return Tensor(Literal::from_vector<T>(values, Shape(shape)));
+}
+Tensor from_vector(const std::vector<float>& values);  // 1-D f32
+
+// ---- random (through the default generator; see random.h) ----
+Tensor randn(const std::vector<int64_t>& shape, DType dtype = DType::f32);
+Tensor rand(const std::vector<int64_t>& shape, DType dtype = DType::f32);
+Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& shape);
+void manual_seed(uint64_t seed);
+
+// ---- elementwise (NumPy/PyTorch broadcasting and type promotion) ----
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);  // true division (ints promote to f32)
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor sign(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor log1p(const Tensor& a);
+Tensor expm1(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor erf(const Tensor& a);
+Tensor floor(const Tensor& a);
+Tensor round(const Tensor& a);
+Tensor square(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, double b);
+Tensor operator>(const Tensor& a, double b);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, double b);
+
+// ---- activations and composites ----
+Tensor relu(const Tensor& x);
+Tensor gelu(const Tensor& x, bool tanh_approximation = false);
+Tensor silu(const Tensor& x);
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim = false);
+// Mean cross entropy of logits [N, C] and integer class targets [N] (PyTorch's reduction='mean').
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets);
+// Rows of `weight` [V, D] picked by integer `ids` (any shape): result ids.shape + [D].
+Tensor embedding(const Tensor& weight, const Tensor& ids);
+
+// ---- reductions ----
+Tensor sum(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor mean(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amax(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim = false);
+Tensor max(const Tensor& x, int64_t dim, bool keepdim = false);  // values only
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor cumsum(const Tensor& x, int64_t dim);
+
+// ---- shape ops ----
+Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);  // one -1 allowed
+Tensor transpose(const Tensor& x, int64_t d0, int64_t d1);
+Tensor permute(const Tensor& x, const std::vector<int64_t>& dims);
+Tensor unsqueeze(const Tensor& x, int64_t d);
+Tensor squeeze(const Tensor& x, int64_t d);
+Tensor expand(const Tensor& x, const std::vector<int64_t>& shape);  // -1 keeps a dim
+Tensor broadcast_to(const Tensor& x, const std::vector<int64_t>& shape);
+Tensor slice(const Tensor& x, int64_t dim, int64_t start, int64_t end, int64_t step = 1);
+Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& x, int64_t dim, int64_t index);
+Tensor cat(const std::vector<Tensor>& xs, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& xs, int64_t dim = 0);
+Tensor matmul(const Tensor& a, const Tensor& b);  // PyTorch matmul with batch broadcasting
+Tensor tril_mask(int64_t n, int64_t m);           // bool [n, m]: j <= i (causal mask)
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace lazax

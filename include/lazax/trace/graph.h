@@ -1,0 +1,61 @@
+// The lazy graph: pending IR values as a DAG of reference-counted nodes. Recording an op makes a
+// node (shape rule checked, structural hash computed); nothing runs. A node dies with the last
+// tensor that needs it, so dead tensors' work is never computed. At sync the runtime turns the
+// nodes reachable from live pending tensors into a Function (the one IR).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "lazax/ir/function.h"
+#include "lazax/ir/literal.h"
+
+namespace lazax {
+
+struct GraphNode;
+using GraphNodePtr = std::shared_ptr<GraphNode>;
+
+// Output `index` of a graph node.
+struct GraphValue {
+  GraphNodePtr node;
+  int32_t index = 0;
+  bool defined() const { return node != nullptr; }
+  const TensorType& type() const;
+};
+
+struct GraphNode {
+  OpCode op = OpCode::constant;
+  Attrs attrs;
+  std::vector<GraphValue> operands;
+  std::vector<TensorType> outputs;
+  uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
+  DebugInfo debug;
+  // op == parameter: a data leaf holding the value it stands for.
+  Literal data;
+  // Scratch used by the graph walk at sync (single-threaded lazy trace).
+  uint64_t visit_epoch = 0;
+  int32_t topo_index = -1;
+
+  GraphNode();
+  ~GraphNode();
+  GraphNode(const GraphNode&) = delete;
+  GraphNode& operator=(const GraphNode&) = delete;
+};
+
+inline const TensorType& GraphValue::type() const {
+  return node->outputs[static_cast<size_t>(index)];
+}
+
+// Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
+// and returns its outputs.
+std::vector<GraphValue> record_multi(OpCode op, std::vector<GraphValue> operands, Attrs attrs,
+                                     DebugInfo debug = {});
+GraphValue record(OpCode op, std::vector<GraphValue> operands, Attrs attrs = NoAttrs{},
+                  DebugInfo debug = {});
+// A data leaf: becomes a parameter of the synced Function, hashed by type only.
+GraphValue data_leaf(Literal value);
+
+// Number of graph nodes alive now (the size of all pending graphs together).
+int64_t live_graph_nodes();
+
+}  // namespace lazax

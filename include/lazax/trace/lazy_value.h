@@ -1,0 +1,49 @@
+// What a tensor handle holds: materialized data or a pending graph value. Pending values are
+// kept in a registry, in the order they became pending, so that sync can find every live one.
+// The lazy trace is single-threaded: record and sync from one thread at a time.
+#pragma once
+#include <vector>
+
+#include "lazax/trace/graph.h"
+
+namespace lazax {
+
+class LazyValue {
+ public:
+  LazyValue() = default;
+  explicit LazyValue(Literal data) { set_data(std::move(data)); }
+  explicit LazyValue(GraphValue v) { set_pending(std::move(v)); }
+  virtual ~LazyValue();
+  LazyValue(const LazyValue&) = delete;
+  LazyValue& operator=(const LazyValue&) = delete;
+
+  const TensorType& type() const { return type_; }
+  bool is_pending() const { return pending_.defined(); }
+  // Rebinds to a pending value (registers for the next sync).
+  void set_pending(GraphValue v);
+  // Rebinds to data (leaves the registry).
+  void set_data(Literal data);
+  const Literal& data() const { return data_; }
+  const GraphValue& pending() const { return pending_; }
+  // The value as a graph operand: the pending value, or a data leaf made once per data.
+  GraphValue graph_value();
+
+ private:
+  friend std::vector<LazyValue*> pending_values();
+  void link();
+  void unlink();
+
+  TensorType type_;
+  Literal data_;
+  GraphValue pending_;
+  GraphNodePtr leaf_;  // the leaf standing for data_, shared by every use
+  LazyValue* prev_ = nullptr;
+  LazyValue* next_ = nullptr;
+  bool linked_ = false;
+};
+
+// Every pending value alive now, in the order they became pending.
+std::vector<LazyValue*> pending_values();
+size_t num_pending_values();
+
+}  // namespace lazax

@@ -1,0 +1,162 @@
+// Tensor handles: metadata, reading values (graph breaks), in-place rebinding, factories, sync.
+#include <cmath>
+#include <ostream>
+#include <string>
+
+#include "lazax/core/metrics.h"
+#include "lazax/runtime/context.h"
+#include "tensor_impl.h"
+
+namespace lazax {
+namespace {
+const TensorImpl& checked(const Tensor& t, const char* what) {
+  if (!t.defined())
+    throw ValueError(std::string("[") + what + "] the tensor is undefined (default-constructed)");
+  return *t.impl();
+}
+std::string loc_str(const Loc& loc) {
+  return std::string(loc.file_name()) + ":" + std::to_string(loc.line());
+}
+}  // namespace
+
+Tensor::Tensor(Literal value) : impl_(std::make_shared<TensorImpl>(std::move(value))) {}
+
+DType Tensor::dtype() const { return checked(*this, "dtype").type().dtype; }
+const Shape& Tensor::shape() const { return checked(*this, "shape").type().shape; }
+bool Tensor::is_pending() const { return checked(*this, "is_pending").is_pending(); }
+std::string Tensor::type_str() const { return defined() ? impl_->type().str() : "undefined"; }
+
+int64_t Tensor::size(int64_t d) const {
+  return shape()[static_cast<size_t>(norm_dim(d, dim(), "size"))];
+}
+
+Literal Tensor::literal(Loc loc) const {
+  checked(*this, "read");
+  if (impl_->is_pending()) Context::get().sync(SyncCause::graph_break, loc_str(loc));
+  return impl_->data();
+}
+
+double Tensor::item(Loc loc) const {
+  if (defined() && numel() != 1)
+    throw ValueError("[item] needs a tensor with one element, got " + type_str() +
+                     "; use to_vector() to read several values");
+  return literal(loc).at(0);
+}
+
+void sync() { Context::get().sync(SyncCause::explicit_sync); }
+
+GraphValue operand(const Tensor& t, const char* op) {
+  checked(t, op);
+  return t.impl()->graph_value();
+}
+
+Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs) {
+  Context& ctx = Context::get();
+  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
+  std::vector<GraphValue> ops;
+  ops.reserve(inputs.size());
+  for (const Tensor* t : inputs) ops.push_back(operand(*t, op_name(op).data()));
+  return make_pending(record(op, std::move(ops), std::move(attrs)));
+}
+
+std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs) {
+  Context& ctx = Context::get();
+  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
+  std::vector<GraphValue> ops;
+  for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
+  std::vector<Tensor> out;
+  for (auto& v : record_multi(op, std::move(ops), std::move(attrs))) out.push_back(make_pending(v));
+  return out;
+}
+
+void throw_shape(const std::string& op, const std::string& msg) {
+  throw ShapeError("[" + op + "] " + msg);
+}
+
+int64_t norm_dim(int64_t d, int64_t rank, const char* op) {
+  int64_t r = d < 0 ? d + rank : d;
+  if (r < 0 || r >= std::max<int64_t>(rank, 1) || (rank == 0 && d != 0 && d != -1))
+    throw ShapeError(std::string("[") + op + "] dimension " + std::to_string(d) +
+                     " is out of range for a tensor of rank " + std::to_string(rank));
+  return rank == 0 ? 0 : r;
+}
+
+Tensor host_scalar(double v, DType dtype) {
+  if (v == 0.0 || v == 1.0) {
+    return record_op(OpCode::constant, {}, ConstantAttrs{Literal::scalar_of(dtype, v)});
+  }
+  return Tensor(Literal::scalar_of(dtype, v));
+}
+
+// ---- in-place: rebind the shared impl to the new value ----
+namespace {
+Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
+  checked(self, op);
+  if (value.shape() != self.shape())
+    throw ShapeError(std::string("[") + op + "] result " + value.type_str() +
+                     " does not fit the in-place target " + self.type_str() +
+                     "; in-place ops cannot change a tensor's shape");
+  Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
+  if (v.is_pending()) {
+    self.impl()->set_pending(v.impl()->pending());
+  } else {
+    self.impl()->set_data(v.impl()->data());
+  }
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o) { return rebind(*this, *this + o, "add_"); }
+Tensor& Tensor::add_(double v) { return rebind(*this, *this + v, "add_"); }
+Tensor& Tensor::sub_(const Tensor& o) { return rebind(*this, *this - o, "sub_"); }
+Tensor& Tensor::mul_(const Tensor& o) { return rebind(*this, *this * o, "mul_"); }
+Tensor& Tensor::mul_(double v) { return rebind(*this, *this * v, "mul_"); }
+Tensor& Tensor::div_(double v) { return rebind(*this, *this / v, "div_"); }
+Tensor& Tensor::copy_(const Tensor& src) {
+  checked(src, "copy_");
+  return rebind(*this, broadcast_to_shape(src, shape(), "copy_"), "copy_");
+}
+Tensor& Tensor::zero_() { return rebind(*this, zeros_like(*this), "zero_"); }
+Tensor& Tensor::fill_(double v) { return rebind(*this, full(sizes(), v, dtype()), "fill_"); }
+
+Tensor Tensor::clone() const { return *this + 0.0; }
+Tensor Tensor::detach() const {
+  checked(*this, "detach");
+  return impl_->is_pending() ? make_pending(impl_->pending()) : Tensor(impl_->data());
+}
+
+// ---- factories ----
+Tensor full(const std::vector<int64_t>& shape, double value, DType dtype) {
+  Tensor s = host_scalar(value, dtype);
+  return broadcast_to_shape(s, Shape(shape), "full");
+}
+Tensor zeros(const std::vector<int64_t>& shape, DType dtype) { return full(shape, 0.0, dtype); }
+Tensor ones(const std::vector<int64_t>& shape, DType dtype) { return full(shape, 1.0, dtype); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.dtype()); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.dtype()); }
+Tensor scalar_tensor(double value, DType dtype) { return Tensor(Literal::scalar_of(dtype, value)); }
+Tensor from_vector(const std::vector<float>& values) {
+  return from_vector<float>(values, {static_cast<int64_t>(values.size())});
+}
+
+Tensor arange(int64_t end, DType dtype) {
+  if (end < 0) throw ValueError("[arange] end must be >= 0, got " + std::to_string(end));
+  return record_op(OpCode::iota, {}, IotaAttrs{dtype, Shape({end}), 0});
+}
+
+Tensor arange(double start, double end, double step, DType dtype) {
+  if (step == 0 || (end - start) / step < 0)
+    throw ValueError("[arange] empty or infinite range: start " + std::to_string(start) +
+                     ", end " + std::to_string(end) + ", step " + std::to_string(step));
+  auto n = static_cast<int64_t>(std::ceil((end - start) / step));
+  Tensor i = record_op(OpCode::iota, {}, IotaAttrs{DType::f64, Shape({n}), 0});
+  return (i * step + start).to(dtype);
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "Tensor(undefined)";
+  Literal l = t.literal();
+  return os << "Tensor(" << l.str() << ")";
+}
+
+}  // namespace lazax

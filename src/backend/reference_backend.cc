@@ -1,0 +1,40 @@
+// The reference backend: an Executable that runs the reference interpreter.
+#include "lazax/backend/backend.h"
+#include "lazax/core/error.h"
+#include "lazax/ir/builder.h"
+#include "lazax/ir/interpreter.h"
+
+namespace lazax {
+namespace {
+
+class ReferenceExecutable : public Executable {
+ public:
+  explicit ReferenceExecutable(FunctionPtr f) : f_(std::move(f)) {}
+  std::vector<Literal> run(std::span<const Literal> args) override { return interpret(*f_, args); }
+  const Function& function() const override { return *f_; }
+
+ private:
+  FunctionPtr f_;
+};
+
+class ReferenceBackend : public Backend {
+ public:
+  std::string name() const override { return "reference"; }
+  std::unique_ptr<Executable> compile(FunctionPtr f) override {
+    verify(*f);
+    return std::make_unique<ReferenceExecutable>(std::move(f));
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> backend_names() { return {"reference"}; }
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "reference") return std::make_unique<ReferenceBackend>();
+  std::string all;
+  for (const auto& n : backend_names()) all += (all.empty() ? "" : ", ") + n;
+  throw ValueError("[backend] unknown backend '" + name + "'; available: " + all);
+}
+
+}  // namespace lazax

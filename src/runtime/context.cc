@@ -1,0 +1,210 @@
+#include "lazax/runtime/context.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unordered_map>
+
+#include "lazax/core/error.h"
+#include "lazax/core/hash.h"
+#include "lazax/core/metrics.h"
+#include "lazax/ir/printer.h"
+#include "lazax/trace/lazy_value.h"
+
+namespace lazax {
+namespace {
+
+metrics::Counter& c_syncs = metrics::counter("Syncs");
+metrics::Counter& c_breaks = metrics::counter("GraphBreaks");
+metrics::Counter& c_size_cuts = metrics::counter("GraphSizeCuts");
+metrics::Counter& c_cached = metrics::counter("CachedCompile");
+metrics::Counter& c_uncached = metrics::counter("UncachedCompile");
+metrics::Counter& c_nodes = metrics::counter("SyncedNodes");
+metrics::Timer& t_hash = metrics::timer("SyncHashTime");
+metrics::Timer& t_compile = metrics::timer("CompileTime");
+metrics::Timer& t_execute = metrics::timer("ExecuteTime");
+
+RuntimeOptions options_from_env() {
+  RuntimeOptions o;
+  if (const char* d = std::getenv("LAZAX_DEBUG")) o.debug = std::string(d) != "0";
+  if (const char* d = std::getenv("LAZAX_DUMP_DIR")) o.dump_dir = d;
+  if (const char* d = std::getenv("LAZAX_MAX_PENDING_NODES")) {
+    char* end = nullptr;
+    long long v = std::strtoll(d, &end, 10);
+    if (end && *end == '\0' && v > 0) o.max_pending_nodes = v;
+  }
+  return o;
+}
+
+// The walk's result: data leaves (the Function's parameters) and other nodes, each in order.
+struct Walk {
+  std::vector<GraphNode*> leaves;
+  std::vector<GraphNode*> nodes;
+};
+
+// Post-order walk from the results; numbers leaves -1, -2, ... and nodes 0, 1, ...
+Walk walk(const std::vector<LazyValue*>& values, uint64_t epoch) {
+  Walk w;
+  std::vector<std::pair<GraphNode*, size_t>> stack;
+  for (LazyValue* v : values) {
+    GraphNode* root = v->pending().node.get();
+    if (root->visit_epoch == epoch) continue;
+    stack.push_back({root, 0});
+    root->visit_epoch = epoch;
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->operands.size()) {
+        GraphNode* c = n->operands[next++].node.get();
+        if (c->visit_epoch != epoch) {
+          c->visit_epoch = epoch;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      if (n->op == OpCode::parameter) {
+        w.leaves.push_back(n);
+        n->topo_index = -static_cast<int32_t>(w.leaves.size());
+      } else {
+        n->topo_index = static_cast<int32_t>(w.nodes.size());
+        w.nodes.push_back(n);
+      }
+      stack.pop_back();
+    }
+  }
+  return w;
+}
+
+uint64_t graph_key(const Walk& w, const std::vector<LazyValue*>& values) {
+  Hasher h(0x73796e63ull);
+  for (GraphNode* l : w.leaves) h.add(l->hash);
+  for (GraphNode* n : w.nodes) {
+    h.add(n->hash);
+    for (const auto& o : n->operands) {
+      h.add_signed(o.node->topo_index);
+      h.add_signed(o.index);
+    }
+  }
+  for (LazyValue* v : values) {
+    h.add_signed(v->pending().node->topo_index);
+    h.add_signed(v->pending().index);
+  }
+  return h.digest();
+}
+
+int32_t function_index(const GraphNode* n, size_t num_leaves) {
+  return n->topo_index < 0 ? -n->topo_index - 1
+                           : static_cast<int32_t>(num_leaves) + n->topo_index;
+}
+
+FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values) {
+  std::vector<Node> nodes;
+  nodes.reserve(w.leaves.size() + w.nodes.size());
+  size_t nl = w.leaves.size();
+  for (size_t i = 0; i < nl; ++i) {
+    Node p;
+    p.op = OpCode::parameter;
+    p.attrs = ParameterAttrs{static_cast<int64_t>(i)};
+    p.outputs = w.leaves[i]->outputs;
+    p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
+    nodes.push_back(std::move(p));
+  }
+  for (GraphNode* g : w.nodes) {
+    Node n;
+    n.op = g->op;
+    n.attrs = g->attrs;
+    n.outputs = g->outputs;
+    n.debug = g->debug;
+    SmallVec<uint64_t, 4> hashes;
+    SmallVec<int32_t, 4> idx;
+    for (const auto& o : g->operands) {
+      ValueRef r{function_index(o.node.get(), nl), o.index};
+      n.operands.push_back(r);
+      hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
+      idx.push_back(r.index);
+    }
+    n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
+                       {idx.begin(), idx.size()});
+    nodes.push_back(std::move(n));
+  }
+  std::vector<ValueRef> results;
+  for (LazyValue* v : values)
+    results.push_back({function_index(v->pending().node.get(), nl), v->pending().index});
+  return std::make_shared<Function>("main", std::move(nodes), static_cast<int>(nl),
+                                    std::move(results));
+}
+
+}  // namespace
+
+Context::Context() : options_(options_from_env()), backend_(make_backend("reference")) {}
+
+Context& Context::get() {
+  static Context* ctx = new Context();  // lives for the whole process
+  return *ctx;
+}
+
+void Context::set_backend(const std::string& name) {
+  backend_ = make_backend(name);
+  cache_.clear();
+}
+
+void Context::sync(SyncCause cause, const std::string& where) {
+  if (cause == SyncCause::graph_break) {
+    c_breaks.add();
+    metrics::record_graph_break(where.empty() ? "<unknown>" : where);
+    if (options_.debug)
+      std::fprintf(stderr, "[lazax] graph break: a value was read at %s\n",
+                   where.empty() ? "<unknown>" : where.c_str());
+  } else if (cause == SyncCause::size_limit) {
+    c_size_cuts.add();
+    if (options_.debug)
+      std::fprintf(stderr, "[lazax] graph cut: more than %lld pending nodes\n",
+                   static_cast<long long>(options_.max_pending_nodes));
+  }
+  std::vector<LazyValue*> values = pending_values();
+  if (values.empty()) return;
+  c_syncs.add();
+
+  Walk w;
+  uint64_t key;
+  {
+    metrics::ScopedTimer t(t_hash);
+    w = walk(values, ++epoch_);
+    key = graph_key(w, values);
+  }
+  c_nodes.add(static_cast<int64_t>(w.nodes.size()));
+  Executable* exe = cache_.find(key);
+  if (exe) {
+    c_cached.add();
+  } else {
+    c_uncached.add();
+    FunctionPtr f = build_function(w, values);
+    GraphSummary summary = GraphSummary::of(*f);
+    if (options_.debug) {
+      std::fprintf(stderr, "[lazax] compile #%lld (%zu inputs, %zu ops): cache miss: %s\n",
+                   static_cast<long long>(c_uncached.get()), summary.inputs.size(),
+                   summary.ops.size(), cache_.explain_miss(summary).c_str());
+    }
+    if (!options_.dump_dir.empty()) {
+      namespace fs = std::filesystem;
+      std::error_code ec;
+      fs::create_directories(options_.dump_dir, ec);
+      std::string base = options_.dump_dir + "/graph_" + std::to_string(dump_counter_++);
+      std::ofstream(base + ".lzir") << print_program(*f);
+      std::ofstream(base + ".dot") << to_dot(*f);
+    }
+    metrics::ScopedTimer t(t_compile);
+    exe = &cache_.insert(key, backend_->compile(f), std::move(summary));
+  }
+  std::vector<Literal> args;
+  args.reserve(w.leaves.size());
+  for (GraphNode* l : w.leaves) args.push_back(l->data);
+  std::vector<Literal> outs;
+  {
+    metrics::ScopedTimer t(t_execute);
+    outs = exe->run(args);
+  }
+  for (size_t i = 0; i < values.size(); ++i) values[i]->set_data(std::move(outs[i]));
+}
+
+}  // namespace lazax

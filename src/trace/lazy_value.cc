@@ -1,0 +1,65 @@
+#include "lazax/trace/lazy_value.h"
+
+namespace lazax {
+namespace {
+// Intrusive list of pending values: O(1) insert and removal, deterministic order.
+LazyValue* g_head = nullptr;
+LazyValue* g_tail = nullptr;
+size_t g_count = 0;
+}  // namespace
+
+
+LazyValue::~LazyValue() { unlink(); }
+
+void LazyValue::link() {
+  if (linked_) return;
+  prev_ = g_tail;
+  next_ = nullptr;
+  if (g_tail) g_tail->next_ = this; else g_head = this;
+  g_tail = this;
+  linked_ = true;
+  ++g_count;
+}
+
+void LazyValue::unlink() {
+  if (!linked_) return;
+  if (prev_) prev_->next_ = next_; else g_head = next_;
+  if (next_) next_->prev_ = prev_; else g_tail = prev_;
+  prev_ = next_ = nullptr;
+  linked_ = false;
+  --g_count;
+}
+
+void LazyValue::set_pending(GraphValue v) {
+  type_ = v.type();
+  pending_ = std::move(v);
+  data_ = Literal();
+  leaf_.reset();
+  unlink();  // re-append: the order is the order values became pending
+  link();
+}
+
+void LazyValue::set_data(Literal data) {
+  type_ = data.type;
+  data_ = std::move(data);
+  pending_ = GraphValue();
+  leaf_.reset();
+  unlink();
+}
+
+GraphValue LazyValue::graph_value() {
+  if (pending_.defined()) return pending_;
+  if (!leaf_) leaf_ = data_leaf(data_).node;
+  return GraphValue{leaf_, 0};
+}
+
+std::vector<LazyValue*> pending_values() {
+  std::vector<LazyValue*> out;
+  out.reserve(g_count);
+  for (LazyValue* v = g_head; v; v = v->next_) out.push_back(v);
+  return out;
+}
+
+size_t num_pending_values() { return g_count; }
+
+}  // namespace lazax
