@@ -100,6 +100,9 @@ class Tensor {
 // ---- sync ----
 // Compiles (or finds in the cache) and runs everything pending, then rebinds the tensors.
 void sync();
+// The same as sync(), under PyTorch/XLA's name. (With `using namespace lazax` and <unistd.h>
+// in scope, an unqualified `sync()` is ambiguous with POSIX ::sync: write lazax::sync().)
+inline void mark_step() { sync(); }
 
 // ---- factories ----
 Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::f32);

@@ -30,10 +30,20 @@ Executable& CompileCache::insert(uint64_t key, std::unique_ptr<Executable> exe,
 }
 
 namespace {
-size_t common_prefix(const GraphSummary& a, const GraphSummary& b) {
+size_t common_prefix(const GraphSummary& a, const GraphSummary& b, bool with_types) {
   size_t n = std::min(a.ops.size(), b.ops.size()), i = 0;
-  while (i < n && a.ops[i].op == b.ops[i].op && a.ops[i].type == b.ops[i].type) ++i;
+  while (i < n && a.ops[i].op == b.ops[i].op && (!with_types || a.ops[i].type == b.ops[i].type))
+    ++i;
   return i;
+}
+// Closeness: same number of inputs first, then the longest run of the same ops (types aside),
+// then how many input types agree.
+size_t similarity(const GraphSummary& a, const GraphSummary& b) {
+  size_t same_inputs = 0;
+  if (a.inputs.size() == b.inputs.size())
+    for (size_t i = 0; i < a.inputs.size(); ++i) same_inputs += a.inputs[i] == b.inputs[i];
+  return (a.inputs.size() == b.inputs.size() ? 1u << 30 : 0) + common_prefix(a, b, false) * 64 +
+         same_inputs;
 }
 std::string where(const DebugInfo& d) {
   if (!d.file) return "";
@@ -47,7 +57,7 @@ std::string CompileCache::explain_miss(const GraphSummary& s) const {
   size_t best_score = 0;
   for (uint64_t k : order_) {
     const GraphSummary& c = entries_.at(k).summary;
-    size_t score = common_prefix(s, c) * 2 + (c.inputs.size() == s.inputs.size() ? 1 : 0);
+    size_t score = similarity(s, c);
     if (!best || score > best_score) {
       best = &c;
       best_score = score;
@@ -68,7 +78,7 @@ std::string CompileCache::explain_miss(const GraphSummary& s) const {
       return os.str();
     }
   }
-  size_t p = common_prefix(s, *best);
+  size_t p = common_prefix(s, *best, true);
   if (p < s.ops.size() && p < best->ops.size()) {
     os << "program structure: op " << p << " was " << op_name(best->ops[p].op) << " -> "
        << best->ops[p].type.str() << ", now " << op_name(s.ops[p].op) << " -> "
