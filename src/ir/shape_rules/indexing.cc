@@ -92,18 +92,18 @@ void scatter_add(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   check_indices(op, idx, a.scatter_dims_to_operand_dims.size(), "scatter_dims_to_operand_dims",
                 ctx);
   check_axes(op, a.scatter_dims_to_operand_dims, r, "scatter_dims_to_operand_dims", ctx);
+  const int64_t batch_rank = rank_of(idx) - 1;
+  if (rank_of(u) != batch_rank + static_cast<int64_t>(a.update_window_dims.size())) {
+    shape_fail(op, "updates must have rank " +
+                       num(batch_rank + static_cast<int64_t>(a.update_window_dims.size())) +
+                       " (index batch dims + update_window_dims) in " + ctx);
+  }
   check_axes(op, a.update_window_dims, rank_of(u), "update_window_dims", ctx, /*sorted=*/true);
   check_axes(op, a.inserted_window_dims, r, "inserted_window_dims", ctx, /*sorted=*/true);
   if (a.update_window_dims.size() + a.inserted_window_dims.size() != x.shape.rank()) {
     shape_fail(op, "update_window_dims " + list_str(a.update_window_dims) +
                        " and inserted_window_dims " + list_str(a.inserted_window_dims) +
                        " must together count the operand's " + num(r) + " dimensions in " + ctx);
-  }
-  const int64_t batch_rank = rank_of(idx) - 1;
-  if (rank_of(u) != batch_rank + static_cast<int64_t>(a.update_window_dims.size())) {
-    shape_fail(op, "updates must have rank " +
-                       num(batch_rank + static_cast<int64_t>(a.update_window_dims.size())) +
-                       " (index batch dims + update_window_dims) in " + ctx);
   }
   // Window dims of the updates pair, in order, with the operand dims that are not inserted.
   size_t next_window = 0, next_batch = 0;
