@@ -90,6 +90,20 @@ class Tensor {
   Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
 
+  // ---- autograd (tape, the PyTorch habit) ----
+  Tensor& requires_grad_(bool on = true);
+  bool requires_grad() const;
+  bool is_leaf() const;
+  // The gradient accumulated by backward() (undefined until then, or after zero_grad).
+  Tensor grad() const;
+  void set_grad(const Tensor& g);
+  // Records the gradient computation of this scalar w.r.t. every leaf that requires grad and
+  // accumulates it into their grad(). Lazy: nothing runs until sync(). With retain_graph=false
+  // the tape's saved values are freed and a second backward through it is an error. With
+  // create_graph=true the gradient computation is itself taped (higher-order derivatives).
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+                bool create_graph = false) const;
+
   TensorImpl* impl() const { return impl_.get(); }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
@@ -103,6 +117,32 @@ void sync();
 // The same as sync(), under PyTorch/XLA's name. (With `using namespace lazax` and <unistd.h>
 // in scope, an unqualified `sync()` is ambiguous with POSIX ::sync: write lazax::sync().)
 inline void mark_step() { sync(); }
+
+// Sets the grad of every tensor to undefined (PyTorch's set_to_none=True).
+void zero_grad(const std::vector<Tensor>& params);
+
+// No tape entries are recorded while a NoGrad is alive (torch.no_grad()).
+class NoGrad {
+ public:
+  NoGrad();
+  ~NoGrad();
+  NoGrad(const NoGrad&) = delete;
+  NoGrad& operator=(const NoGrad&) = delete;
+
+ private:
+  bool previous_;
+};
+// Turns recording back on inside a NoGrad (torch.enable_grad()).
+class EnableGrad {
+ public:
+  EnableGrad();
+  ~EnableGrad();
+  EnableGrad(const EnableGrad&) = delete;
+  EnableGrad& operator=(const EnableGrad&) = delete;
+
+ private:
+  bool previous_;
+};
 
 // ---- factories ----
 Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::f32);

@@ -50,13 +50,27 @@ GraphValue operand(const Tensor& t, const char* op) {
   return t.impl()->graph_value();
 }
 
+namespace {
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  for (const Tensor* t : inputs)
+    if (t->defined() && t->impl()->requires_grad) return true;
+  return false;
+}
+}  // namespace
+
 Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
   std::vector<GraphValue> ops;
   ops.reserve(inputs.size());
   for (const Tensor* t : inputs) ops.push_back(operand(*t, op_name(op).data()));
-  return make_pending(record(op, std::move(ops), std::move(attrs)));
+  if (!any_requires_grad(inputs) || !grad_enabled())
+    return make_pending(record(op, std::move(ops), std::move(attrs)));
+  Tensor out = make_pending(record(op, std::move(ops), attrs));
+  std::vector<Tensor> ins;
+  for (const Tensor* t : inputs) ins.push_back(*t);
+  record_grad(op, attrs, ins, {out});
+  return out;
 }
 
 std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs) {
@@ -65,7 +79,8 @@ std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs
   std::vector<GraphValue> ops;
   for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
   std::vector<Tensor> out;
-  for (auto& v : record_multi(op, std::move(ops), std::move(attrs))) out.push_back(make_pending(v));
+  for (auto& v : record_multi(op, std::move(ops), attrs)) out.push_back(make_pending(v));
+  record_grad(op, attrs, inputs, out);
   return out;
 }
 
@@ -96,11 +111,23 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
     throw ShapeError(std::string("[") + op + "] result " + value.type_str() +
                      " does not fit the in-place target " + self.type_str() +
                      "; in-place ops cannot change a tensor's shape");
+  TensorImpl* impl = self.impl();
+  if (impl->requires_grad && !impl->grad_fn && grad_enabled())
+    throw ValueError(std::string("[") + op + "] a leaf tensor that requires grad (" +
+                     self.type_str() +
+                     ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
+  ++impl->version;
   if (v.is_pending()) {
-    self.impl()->set_pending(v.impl()->pending());
+    impl->set_pending(v.impl()->pending());
   } else {
-    self.impl()->set_data(v.impl()->data());
+    impl->set_data(v.impl()->data());
+  }
+  // The handle now stands for the new value: it takes over its place on the tape.
+  if (v.impl()->grad_fn || impl->grad_fn) {
+    impl->grad_fn = v.impl()->grad_fn;
+    impl->output_index = v.impl()->output_index;
+    impl->requires_grad = v.impl()->requires_grad;
   }
   return self;
 }

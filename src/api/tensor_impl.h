@@ -1,6 +1,8 @@
 // Internal to the api layer: the object a Tensor handle points to, and the recording helpers
 // every op goes through.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,10 +12,59 @@
 
 namespace lazax {
 
+class TensorImpl;
+
+// One entry of the autograd tape: an op applied to inputs of which at least one requires grad.
+// The autodiff layer walks these backwards (VJP rules) or forwards (JVP rules). Inputs and
+// outputs are saved as detached handles so that later in-place rebinding of the user's tensors
+// does not change what the backward pass sees.
+struct GradNode {
+  OpCode op = OpCode::constant;
+  Attrs attrs;
+  std::vector<Tensor> inputs;    // saved values (detached)
+  std::vector<Tensor> outputs;   // saved values (detached)
+  std::vector<TensorType> input_types, output_types;
+  // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
+  struct Edge {
+    std::shared_ptr<GradNode> fn;
+    int32_t index = 0;
+    std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
+  };
+  std::vector<Edge> next;
+  bool released = false;  // saved values freed by backward(retain_graph=false)
+  // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_vjp;
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_jvp;
+  std::vector<uint64_t> input_versions;  // versions of saved leaves, checked by backward
+  // Nodes made while a profiler scope was open keep it (the backward reopens it).
+  const char* scope = nullptr;
+  uint64_t sequence = 0;  // creation order, for a deterministic backward order
+};
+
 class TensorImpl : public LazyValue {
  public:
   using LazyValue::LazyValue;
+  bool requires_grad = false;
+  std::shared_ptr<GradNode> grad_fn;  // null for leaves
+  int32_t output_index = 0;
+  Tensor grad;  // accumulated by backward() for leaves that require grad
+  uint64_t version = 0;  // bumped by every in-place op
 };
+
+// A handle to the same value and the same place on the tape, which later in-place rebinding of
+// `t` does not affect (what the tape saves). Leaves are saved as themselves.
+Tensor saved_copy(const Tensor& t);
+
+// Creation order of tape nodes (one counter for every kind of node).
+uint64_t next_grad_sequence();
+
+// Grad mode (thread-local): when off, ops record no tape entries.
+bool grad_enabled();
+void set_grad_enabled(bool on);
+
+// Attaches a tape entry to `outputs` when grad mode is on and an input requires grad.
+void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs);
 
 // A handle to a new pending value.
 inline Tensor make_pending(GraphValue v) { return Tensor(std::make_shared<TensorImpl>(std::move(v))); }

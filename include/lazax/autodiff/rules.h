@@ -1,0 +1,40 @@
+// One VJP rule and one JVP rule per primitive, written with lazax's own tensor ops: the backward
+// of a lazy graph is itself lazy, the backward of a traced function is itself traced, and a rule's
+// ops can be differentiated again (higher-order derivatives).
+#pragma once
+#include <vector>
+
+#include "lazax/ir/op.h"
+#include "lazax/tensor.h"
+
+namespace lazax::autodiff {
+
+// What a rule sees of one application of a primitive.
+struct OpContext {
+  OpCode op;
+  const Attrs& attrs;
+  const std::vector<Tensor>& inputs;   // primal inputs
+  const std::vector<Tensor>& outputs;  // primal outputs
+  template <class A> const A& attr() const { return std::get<A>(attrs); }
+};
+
+// cts: one cotangent per output (undefined = zero). Returns one cotangent per input
+// (undefined = zero, or the input is not differentiable).
+using VjpRule = std::vector<Tensor> (*)(const OpContext& c, const std::vector<Tensor>& cts);
+// tangents: one per input (undefined = zero). Returns one tangent per output (undefined = zero).
+using JvpRule = std::vector<Tensor> (*)(const OpContext& c, const std::vector<Tensor>& tangents);
+
+#define LAZAX_DECLARE_AD_RULES(name, attrs, arity, flags, rule)                       \
+  std::vector<Tensor> vjp_##name(const OpContext& c, const std::vector<Tensor>& cts); \
+  std::vector<Tensor> jvp_##name(const OpContext& c, const std::vector<Tensor>& tangents);
+LAZAX_OPS(LAZAX_DECLARE_AD_RULES)
+#undef LAZAX_DECLARE_AD_RULES
+
+VjpRule vjp_rule(OpCode op);
+JvpRule jvp_rule(OpCode op);
+
+// Re-applies a primitive to tensors (records it on the current trace, and on the tape when an
+// input requires grad): how rules of ops with bodies replay them.
+std::vector<Tensor> apply_primitive(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs);
+
+}  // namespace lazax::autodiff

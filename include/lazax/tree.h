@@ -1,0 +1,180 @@
+// Argument and result structures for the transforms (the C++ counterpart of JAX pytrees):
+// a Tensor; std::vector, std::map<std::string, T>, std::pair and std::tuple of trees; and user
+// structs that list their fields once with LAZAX_TREE_FIELDS(a, b, ...). Arithmetic values,
+// bools and strings are static leaves: they hold no tensor, are part of the structure key, and
+// are carried through unchanged.
+#pragma once
+#include <map>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "lazax/tensor.h"
+
+// Inside a struct: makes it a tree whose children are the listed fields.
+#define LAZAX_TREE_FIELDS(...)                                          \
+  auto lazax_tree_tie() { return std::tie(__VA_ARGS__); }               \
+  auto lazax_tree_tie() const { return std::tie(__VA_ARGS__); }
+
+namespace lazax {
+
+template <class T, class = void>
+struct TreeTraits;
+
+namespace detail {
+template <class T, class = void>
+struct has_tie : std::false_type {};
+template <class T>
+struct has_tie<T, std::void_t<decltype(std::declval<T&>().lazax_tree_tie())>> : std::true_type {};
+}  // namespace detail
+
+template <>
+struct TreeTraits<Tensor> {
+  static void flatten(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
+  static Tensor unflatten(const Tensor&, const Tensor*& it) { return *it++; }
+  static void structure(const Tensor& t, std::string& s) {
+    s += t.defined() ? t.type_str() : "undef";
+    s += ';';
+  }
+};
+
+template <class T>
+struct TreeTraits<T, std::enable_if_t<std::is_arithmetic_v<T>>> {
+  static void flatten(const T&, std::vector<Tensor>&) {}
+  static T unflatten(const T& like, const Tensor*&) { return like; }
+  static void structure(const T& v, std::string& s) {
+    s += "static:" + std::to_string(v) + ";";
+  }
+};
+
+template <>
+struct TreeTraits<std::string> {
+  static void flatten(const std::string&, std::vector<Tensor>&) {}
+  static std::string unflatten(const std::string& like, const Tensor*&) { return like; }
+  static void structure(const std::string& v, std::string& s) { s += "static:\"" + v + "\";"; }
+};
+
+template <class T>
+struct TreeTraits<std::vector<T>> {
+  static void flatten(const std::vector<T>& v, std::vector<Tensor>& out) {
+    for (const auto& x : v) TreeTraits<T>::flatten(x, out);
+  }
+  static std::vector<T> unflatten(const std::vector<T>& like, const Tensor*& it) {
+    std::vector<T> r;
+    r.reserve(like.size());
+    for (const auto& x : like) r.push_back(TreeTraits<T>::unflatten(x, it));
+    return r;
+  }
+  static void structure(const std::vector<T>& v, std::string& s) {
+    s += "[" + std::to_string(v.size()) + ":";
+    for (const auto& x : v) TreeTraits<T>::structure(x, s);
+    s += "]";
+  }
+};
+
+template <class T>
+struct TreeTraits<std::map<std::string, T>> {
+  using M = std::map<std::string, T>;
+  static void flatten(const M& m, std::vector<Tensor>& out) {
+    for (const auto& [k, v] : m) TreeTraits<T>::flatten(v, out);
+  }
+  static M unflatten(const M& like, const Tensor*& it) {
+    M r;
+    for (const auto& [k, v] : like) r.emplace(k, TreeTraits<T>::unflatten(v, it));
+    return r;
+  }
+  static void structure(const M& m, std::string& s) {
+    s += "{";
+    for (const auto& [k, v] : m) {
+      s += k + "=";
+      TreeTraits<T>::structure(v, s);
+    }
+    s += "}";
+  }
+};
+
+template <class... Ts>
+struct TreeTraits<std::tuple<Ts...>> {
+  using Tup = std::tuple<Ts...>;
+  static void flatten(const Tup& t, std::vector<Tensor>& out) {
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); }, t);
+  }
+  static Tup unflatten(const Tup& like, const Tensor*& it) {
+    return unflatten_impl(like, it, std::index_sequence_for<Ts...>{});
+  }
+  static void structure(const Tup& t, std::string& s) {
+    s += "(";
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, t);
+    s += ")";
+  }
+
+ private:
+  template <size_t... I>
+  static Tup unflatten_impl(const Tup& like, const Tensor*& it, std::index_sequence<I...>) {
+    // Braced init evaluates left to right.
+    return Tup{TreeTraits<std::tuple_element_t<I, Tup>>::unflatten(std::get<I>(like), it)...};
+  }
+};
+
+template <class A, class B>
+struct TreeTraits<std::pair<A, B>> {
+  using P = std::pair<A, B>;
+  static void flatten(const P& p, std::vector<Tensor>& out) {
+    TreeTraits<A>::flatten(p.first, out);
+    TreeTraits<B>::flatten(p.second, out);
+  }
+  static P unflatten(const P& like, const Tensor*& it) {
+    A a = TreeTraits<A>::unflatten(like.first, it);
+    B b = TreeTraits<B>::unflatten(like.second, it);
+    return P{std::move(a), std::move(b)};
+  }
+  static void structure(const P& p, std::string& s) {
+    s += "<";
+    TreeTraits<A>::structure(p.first, s);
+    TreeTraits<B>::structure(p.second, s);
+    s += ">";
+  }
+};
+
+template <class T>
+struct TreeTraits<T, std::enable_if_t<detail::has_tie<T>::value>> {
+  static void flatten(const T& v, std::vector<Tensor>& out) {
+    auto tie = v.lazax_tree_tie();
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); }, tie);
+  }
+  static T unflatten(const T& like, const Tensor*& it) {
+    T r = like;
+    auto tie = r.lazax_tree_tie();
+    std::apply([&](auto&... x) { ((x = TreeTraits<std::decay_t<decltype(x)>>::unflatten(x, it)), ...); }, tie);
+    return r;
+  }
+  static void structure(const T& v, std::string& s) {
+    s += "struct{";
+    auto tie = v.lazax_tree_tie();
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, tie);
+    s += "}";
+  }
+};
+
+// Convenience wrappers.
+template <class T>
+std::vector<Tensor> tree_flatten(const T& v) {
+  std::vector<Tensor> out;
+  TreeTraits<T>::flatten(v, out);
+  return out;
+}
+template <class T>
+T tree_unflatten(const T& like, const std::vector<Tensor>& leaves) {
+  const Tensor* it = leaves.data();
+  return TreeTraits<T>::unflatten(like, it);
+}
+template <class T>
+std::string tree_structure(const T& v) {
+  std::string s;
+  TreeTraits<T>::structure(v, s);
+  return s;
+}
+
+}  // namespace lazax

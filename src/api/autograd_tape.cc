@@ -1,0 +1,98 @@
+// Recording the autograd tape: which ops get a GradNode, and the Tensor methods that expose
+// gradients. The backward walk itself (VJP rules) lives in the autodiff layer.
+#include <atomic>
+
+#include "tensor_impl.h"
+
+namespace lazax {
+namespace {
+thread_local bool t_grad_enabled = true;
+std::atomic<uint64_t> g_sequence{0};
+}  // namespace
+
+uint64_t next_grad_sequence() { return g_sequence.fetch_add(1); }
+
+bool grad_enabled() { return t_grad_enabled; }
+void set_grad_enabled(bool on) { t_grad_enabled = on; }
+
+NoGrad::NoGrad() : previous_(grad_enabled()) { set_grad_enabled(false); }
+NoGrad::~NoGrad() { set_grad_enabled(previous_); }
+EnableGrad::EnableGrad() : previous_(grad_enabled()) { set_grad_enabled(true); }
+EnableGrad::~EnableGrad() { set_grad_enabled(previous_); }
+
+Tensor saved_copy(const Tensor& t) {
+  TensorImpl* impl = t.impl();
+  if (impl->requires_grad && !impl->grad_fn) return t;  // a leaf: gradients must reach it
+  Tensor c = t.detach();
+  c.impl()->requires_grad = impl->requires_grad;
+  c.impl()->grad_fn = impl->grad_fn;
+  c.impl()->output_index = impl->output_index;
+  return c;
+}
+
+void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs,
+                 const std::vector<Tensor>& outputs) {
+  if (!grad_enabled()) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any = any || (t.defined() && t.impl()->requires_grad);
+  if (!any) return;
+  bool float_out = false;
+  for (const Tensor& t : outputs) float_out = float_out || is_floating(t.dtype());
+  if (!float_out) return;  // integer and bool results carry no gradient
+  auto node = std::make_shared<GradNode>();
+  node->op = op;
+  node->attrs = attrs;
+  node->sequence = next_grad_sequence();
+  for (const Tensor& t : inputs) {
+    node->inputs.push_back(saved_copy(t));
+    node->input_versions.push_back(t.impl()->version);
+    node->input_types.push_back(t.impl()->type());
+    GradNode::Edge e;
+    TensorImpl* impl = t.impl();
+    if (impl->requires_grad) {
+      if (impl->grad_fn) {
+        e.fn = impl->grad_fn;
+        e.index = impl->output_index;
+      } else {
+        e.leaf = t.impl_ptr();
+      }
+    }
+    node->next.push_back(std::move(e));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    node->outputs.push_back(outputs[i].detach());
+    node->output_types.push_back(outputs[i].impl()->type());
+    if (!is_floating(outputs[i].dtype())) continue;
+    outputs[i].impl()->requires_grad = true;
+    outputs[i].impl()->grad_fn = node;
+    outputs[i].impl()->output_index = static_cast<int32_t>(i);
+  }
+}
+
+Tensor& Tensor::requires_grad_(bool on) {
+  if (!defined()) throw ValueError("[requires_grad_] the tensor is undefined");
+  if (on && !is_floating(dtype()))
+    throw DTypeError("[requires_grad_] only floating-point tensors can require grad, got " +
+                     type_str() + "; convert with .to(DType::f32) first");
+  if (!on && impl_->grad_fn)
+    throw ValueError("[requires_grad_] cannot turn off requires_grad on a non-leaf tensor; use "
+                     "detach()");
+  impl_->requires_grad = on;
+  return *this;
+}
+bool Tensor::requires_grad() const { return defined() && impl_->requires_grad; }
+bool Tensor::is_leaf() const { return !defined() || !impl_->grad_fn; }
+Tensor Tensor::grad() const { return defined() ? impl_->grad : Tensor(); }
+void Tensor::set_grad(const Tensor& g) {
+  if (!defined()) throw ValueError("[set_grad] the tensor is undefined");
+  if (g.defined() && g.shape() != shape())
+    throw ShapeError("[set_grad] gradient " + g.type_str() + " does not match " + type_str());
+  impl_->grad = g;
+}
+
+void zero_grad(const std::vector<Tensor>& params) {
+  for (const Tensor& p : params)
+    if (p.defined()) p.impl()->grad = Tensor();
+}
+
+}  // namespace lazax

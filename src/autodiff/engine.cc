@@ -1,0 +1,293 @@
+#include "engine.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../api/tensor_impl.h"
+#include "lazax/autodiff/rules.h"
+
+namespace lazax::autodiff {
+namespace {
+
+struct Key {
+  const void* p;
+  int32_t i;
+  bool operator==(const Key&) const = default;
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    return std::hash<const void*>()(k.p) * 31 + static_cast<size_t>(k.i);
+  }
+};
+
+Key key_of(const Tensor& t) {
+  TensorImpl* impl = t.impl();
+  if (impl->grad_fn) return {impl->grad_fn.get(), impl->output_index};
+  return {impl, -1};
+}
+Key key_of(const GradNode::Edge& e) {
+  if (e.fn) return {e.fn.get(), e.index};
+  return {e.leaf.lock().get(), -1};
+}
+
+Tensor accumulate(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a + b;
+}
+
+// Every tape node reachable from the roots that leads to a target (or, when `all`, any node),
+// in creation order.
+std::vector<std::shared_ptr<GradNode>> collect(const std::vector<Tensor>& roots,
+                                               const std::unordered_set<Key, KeyHash>& targets,
+                                               bool all) {
+  std::unordered_map<GradNode*, bool> leads;  // memo: node leads to a target
+  std::vector<std::shared_ptr<GradNode>> out;
+  // Iterative DFS with post-order evaluation of `leads`.
+  std::vector<std::pair<std::shared_ptr<GradNode>, size_t>> stack;
+  auto visit_root = [&](const std::shared_ptr<GradNode>& root) {
+    if (!root || leads.count(root.get())) return;
+    leads[root.get()] = false;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->next.size()) {
+        const auto& e = n->next[next++];
+        if (e.fn && !targets.count(Key{e.fn.get(), e.index}) && !leads.count(e.fn.get())) {
+          leads[e.fn.get()] = false;
+          stack.push_back({e.fn, 0});
+        }
+        continue;
+      }
+      bool l = all;
+      for (const auto& e : n->next) {
+        if (targets.count(key_of(e))) l = true;
+        else if (e.fn && leads[e.fn.get()]) l = true;
+        else if (all && (e.fn || !e.leaf.expired())) l = true;
+      }
+      leads[n.get()] = l;
+      if (l) out.push_back(n);
+      stack.pop_back();
+    }
+  };
+  for (const Tensor& r : roots)
+    if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r))) visit_root(r.impl()->grad_fn);
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a->sequence < b->sequence; });
+  return out;
+}
+
+// The saved outputs of `n`, re-attached to `n` so that rules using them stay differentiable.
+std::vector<Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph) {
+  if (!create_graph) return n->outputs;
+  std::vector<Tensor> outs;
+  for (size_t i = 0; i < n->outputs.size(); ++i) {
+    Tensor o = n->outputs[i].detach();
+    if (is_floating(o.dtype())) {
+      o.impl()->requires_grad = true;
+      o.impl()->grad_fn = n;
+      o.impl()->output_index = static_cast<int32_t>(i);
+    }
+    outs.push_back(o);
+  }
+  return outs;
+}
+
+void check_saved(const GradNode& n) {
+  if (n.released)
+    throw ValueError("[backward] trying to backward through the graph a second time (its saved "
+                     "values were freed by the first backward); pass retain_graph=true to the "
+                     "first backward() if you need to call it twice");
+  for (size_t i = 0; i < n.inputs.size(); ++i) {
+    const Tensor& t = n.inputs[i];
+    if (t.defined() && t.impl()->requires_grad && !t.impl()->grad_fn &&
+        t.impl()->version != n.input_versions[i])
+      throw ValueError("[backward] a leaf " + t.type_str() + " saved by " +
+                       std::string(op_name(n.op)) +
+                       " was modified in place after it was used; do in-place updates after "
+                       "backward()");
+  }
+}
+
+}  // namespace
+
+Tensor zeros_of(const TensorType& like) { return zeros(like.shape.vec(), like.dtype); }
+
+std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
+                                 const std::vector<Tensor>& targets, bool accumulate_leaves,
+                                 bool retain_graph, bool create_graph) {
+  std::unordered_set<Key, KeyHash> target_keys;
+  for (const Tensor& t : targets) target_keys.insert(key_of(t));
+  std::vector<std::shared_ptr<GradNode>> order = collect(roots, target_keys, accumulate_leaves);
+  for (const auto& n : order) check_saved(*n);
+
+  std::optional<EnableGrad> enable;
+  std::optional<NoGrad> disable;
+  if (create_graph) enable.emplace(); else disable.emplace();
+
+  std::unordered_map<Key, Tensor, KeyHash> grads;
+  auto deliver_leaf = [&](const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
+    Key k{leaf.get(), -1};
+    if (target_keys.count(k)) grads[k] = accumulate(grads[k], g);
+    if (accumulate_leaves && leaf->requires_grad) {
+      Tensor cur = leaf->grad;
+      leaf->grad = accumulate(cur, create_graph ? g : g.detach());
+    }
+  };
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Tensor& r = roots[i];
+    Tensor ct = cts[i];
+    if (!ct.defined()) {
+      if (r.numel() != 1)
+        throw ValueError("[backward] grad can be implicitly created only for scalar outputs, got " +
+                         r.type_str() + "; pass a gradient of the same shape");
+      ct = ones(r.sizes(), r.dtype());
+    }
+    Key k = key_of(r);
+    if (r.impl()->grad_fn && !target_keys.count(k)) {
+      grads[k] = accumulate(grads[k], ct);
+    } else if (target_keys.count(k)) {
+      grads[k] = accumulate(grads[k], ct);
+    } else if (r.impl()->requires_grad) {
+      deliver_leaf(r.impl_ptr(), ct);
+    }
+  }
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const std::shared_ptr<GradNode>& n = *it;
+    std::vector<Tensor> out_cts(n->outputs.size());
+    bool any = false;
+    for (size_t i = 0; i < out_cts.size(); ++i) {
+      auto g = grads.find(Key{n.get(), static_cast<int32_t>(i)});
+      if (g != grads.end() && g->second.defined()) {
+        out_cts[i] = g->second;
+        any = true;
+        grads.erase(g);
+      }
+    }
+    if (!any) continue;
+    std::vector<Tensor> in_cts;
+    if (n->custom_vjp) {
+      in_cts = n->custom_vjp(out_cts);
+    } else {
+      std::vector<Tensor> outs = outputs_for_rule(n, create_graph);
+      OpContext c{n->op, n->attrs, n->inputs, outs};
+      in_cts = vjp_rule(n->op)(c, out_cts);
+    }
+    for (size_t i = 0; i < n->next.size() && i < in_cts.size(); ++i) {
+      const auto& e = n->next[i];
+      if (!in_cts[i].defined()) continue;
+      if (e.fn) {
+        Key k{e.fn.get(), e.index};
+        grads[k] = accumulate(grads[k], in_cts[i]);
+      } else if (auto leaf = e.leaf.lock()) {
+        deliver_leaf(leaf, in_cts[i]);
+      }
+    }
+  }
+  if (!retain_graph) {
+    for (const auto& n : order) {
+      n->inputs.clear();
+      n->outputs.clear();
+      n->released = true;
+    }
+  }
+  std::vector<Tensor> result;
+  for (const Tensor& t : targets) {
+    auto g = grads.find(key_of(t));
+    result.push_back(g != grads.end() && g->second.defined() ? g->second
+                                                              : zeros_of(t.impl()->type()));
+  }
+  return result;
+}
+
+std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
+                                const std::vector<Tensor>& tangents,
+                                const std::vector<Tensor>& outputs) {
+  std::unordered_set<Key, KeyHash> input_keys;
+  std::unordered_map<Key, Tensor, KeyHash> tan;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Key k = key_of(inputs[i]);
+    input_keys.insert(k);
+    tan[k] = tangents[i];
+  }
+  std::vector<std::shared_ptr<GradNode>> order = collect(outputs, input_keys, false);
+  for (const auto& n : order) {
+    if (n->released) check_saved(*n);
+    std::vector<Tensor> in_tans(n->next.size());
+    bool any = false;
+    for (size_t i = 0; i < n->next.size(); ++i) {
+      const auto& e = n->next[i];
+      if (!e.fn && e.leaf.expired()) continue;
+      auto t = tan.find(key_of(e));
+      if (t != tan.end() && t->second.defined()) {
+        in_tans[i] = t->second;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    std::vector<Tensor> out_tans;
+    if (n->custom_jvp) {
+      out_tans = n->custom_jvp(in_tans);
+    } else {
+      OpContext c{n->op, n->attrs, n->inputs, n->outputs};
+      out_tans = jvp_rule(n->op)(c, in_tans);
+    }
+    for (size_t i = 0; i < out_tans.size(); ++i)
+      if (out_tans[i].defined()) tan[Key{n.get(), static_cast<int32_t>(i)}] = out_tans[i];
+  }
+  std::vector<Tensor> result;
+  for (const Tensor& o : outputs) {
+    auto t = o.defined() && (o.impl()->grad_fn || o.impl()->requires_grad) ? tan.find(key_of(o))
+                                                                           : tan.end();
+    result.push_back(t != tan.end() && t->second.defined() ? t->second : zeros_of(o.impl()->type()));
+  }
+  return result;
+}
+
+Tensor transform_input(const Tensor& p) {
+  Tensor x = p.detach();
+  if (!p.requires_grad() || !grad_enabled()) {
+    if (is_floating(x.dtype())) x.requires_grad_(true);
+    return x;
+  }
+  // An identity tape entry: the enclosing transform differentiates through it, this one stops.
+  auto node = std::make_shared<GradNode>();
+  node->op = OpCode::optimization_barrier;
+  node->custom_vjp = [](const std::vector<Tensor>& cts) { return cts; };
+  node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };
+  node->inputs = {saved_copy(p)};
+  node->input_versions = {p.impl()->version};
+  node->outputs = {x.detach()};
+  node->input_types = {p.impl()->type()};
+  node->output_types = {p.impl()->type()};
+  GradNode::Edge e;
+  if (p.impl()->grad_fn) {
+    e.fn = p.impl()->grad_fn;
+    e.index = p.impl()->output_index;
+  } else {
+    e.leaf = p.impl_ptr();
+  }
+  node->next = {e};
+  node->sequence = next_grad_sequence();
+  x.impl()->requires_grad = true;
+  x.impl()->grad_fn = node;
+  x.impl()->output_index = 0;
+  return x;
+}
+
+}  // namespace lazax::autodiff
+
+namespace lazax {
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  if (!defined()) throw ValueError("[backward] the tensor is undefined");
+  if (!requires_grad())
+    throw ValueError("[backward] " + type_str() +
+                     " does not require grad and has no tape entry: no input of its computation "
+                     "had requires_grad_() set (or it was computed under NoGrad)");
+  autodiff::run_backward({*this}, {gradient}, {}, true, retain_graph, create_graph);
+}
+
+}  // namespace lazax

@@ -1,0 +1,29 @@
+// The autodiff engine: walks the tape backwards applying VJP rules (reverse mode) or forwards
+// applying JVP rules (forward mode). Tape autograd and the functional transforms both use it.
+#pragma once
+#include <vector>
+
+#include "lazax/tensor.h"
+
+namespace lazax::autodiff {
+
+// Cotangents of `targets` given cotangents `cts` of `roots` (undefined ct = ones for a scalar
+// root). Targets are leaves or tensors with a tape entry; the walk stops at them. When
+// accumulate_leaves is set, gradients of leaves that require grad are added to their grad().
+std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
+                                 const std::vector<Tensor>& targets, bool accumulate_leaves,
+                                 bool retain_graph, bool create_graph);
+
+// Tangents of `outputs` given tangents of `inputs` (which must be targets as above).
+std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
+                                const std::vector<Tensor>& tangents,
+                                const std::vector<Tensor>& outputs);
+
+// A fresh handle of `p` for a transform: a leaf that requires grad when p does not, or an
+// identity tape entry on top of p when it does (so an enclosing transform still sees through).
+Tensor transform_input(const Tensor& p);
+
+// Zeros of the type of `like`.
+Tensor zeros_of(const TensorType& like);
+
+}  // namespace lazax::autodiff
