@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "lazax/core/error.h"
 #include "lazax/core/hash.h"
 
 namespace lazax {
@@ -44,6 +45,10 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
   h.add(static_cast<uint64_t>(num_params_));
   for (const auto& n : nodes_) h.add(n.hash);
   for (auto r : results_) {
+    if (r.node < 0 || static_cast<size_t>(r.node) >= nodes_.size() || r.index < 0 ||
+        static_cast<size_t>(r.index) >= nodes_[static_cast<size_t>(r.node)].outputs.size())
+      throw VerifyError("[verify] @" + name_ + " returns %" + std::to_string(r.node) + "#" +
+                        std::to_string(r.index) + ", which does not exist");
     h.add(nodes_[static_cast<size_t>(r.node)].hash);
     h.add_signed(r.index);
   }
