@@ -48,6 +48,9 @@ class Tensor {
     return literal(loc).to_vector<T>();
   }
   Literal literal(Loc loc = Loc::current()) const;
+  // `if (t)`: the value of a one-element tensor (a graph break); inside a function trace this
+  // raises TracerBoolConversionError: use lazax::cond or where() instead.
+  explicit operator bool() const;
 
   // Dtype conversion.
   Tensor to(DType t) const;

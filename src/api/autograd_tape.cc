@@ -2,6 +2,7 @@
 // gradients. The backward walk itself (VJP rules) lives in the autodiff layer.
 #include <atomic>
 
+#include "lazax/trace/scope.h"
 #include "tensor_impl.h"
 
 namespace lazax {
@@ -43,6 +44,7 @@ void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& input
   node->op = op;
   node->attrs = attrs;
   node->sequence = next_grad_sequence();
+  node->scope = current_scope();
   for (const Tensor& t : inputs) {
     node->inputs.push_back(saved_copy(t));
     node->input_versions.push_back(t.impl()->version);

@@ -5,6 +5,7 @@
 
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
+#include "lazax/trace/trace_stack.h"
 #include "tensor_impl.h"
 
 namespace lazax {
@@ -32,11 +33,38 @@ int64_t Tensor::size(int64_t d) const {
 
 Literal Tensor::literal(Loc loc) const {
   checked(*this, "read");
+  if (impl_->is_tracer()) throw_concretization(*this, "reading its value", loc, false);
   if (impl_->is_pending()) Context::get().sync(SyncCause::graph_break, loc_str(loc));
   return impl_->data();
 }
 
+Tensor::operator bool() const {
+  if (defined() && impl_->is_tracer())
+    throw_concretization(*this, "converting it to bool", Loc::current(), true);
+  if (!defined() || numel() != 1)
+    throw ValueError("[bool] the truth value of a tensor with " +
+                     std::string(defined() ? type_str() : "no value") +
+                     " is ambiguous; use any()/all()-style reductions or compare explicitly");
+  return item() != 0.0;
+}
+
+void throw_concretization(const Tensor& t, const char* what, const Loc& loc, bool bool_conv) {
+  const GraphNode& n = *t.impl()->pending().node;
+  check_not_leaked(n, what);
+  std::string msg = std::string(bool_conv ? "[TracerBoolConversionError] " : "[ConcretizationError] ") +
+      "Abstract tracer value encountered where a concrete value is expected: " + what +
+      " of a " + t.type_str() + " produced by `" + std::string(op_name(n.op)) +
+      "` while tracing the function '" + n.frame->name + "' (traced at " + n.frame->where +
+      "), at " + loc_str(loc) +
+      ". Inside a traced function values are not known yet. Use lazax::cond / lazax::where for "
+      "data-dependent branches, lazax::scan for loops, or pass the value as a static (non-tensor) "
+      "argument. See docs/ERRORS.md#concretization.";
+  if (bool_conv) throw TracerBoolConversionError(msg);
+  throw ConcretizationError(msg);
+}
+
 double Tensor::item(Loc loc) const {
+  if (defined() && impl_->is_tracer()) throw_concretization(*this, "reading its value", loc, false);
   if (defined() && numel() != 1)
     throw ValueError("[item] needs a tensor with one element, got " + type_str() +
                      "; use to_vector() to read several values");
@@ -47,7 +75,7 @@ void sync() { Context::get().sync(SyncCause::explicit_sync); }
 
 GraphValue operand(const Tensor& t, const char* op) {
   checked(t, op);
-  return t.impl()->graph_value();
+  return use_value(*t.impl(), op);
 }
 
 namespace {
@@ -89,7 +117,7 @@ void throw_shape(const std::string& op, const std::string& msg) {
 }
 
 int64_t norm_dim(int64_t d, int64_t rank, const char* op) {
-  int64_t r = d < 0 ? d + rank : d;
+  int64_t r = d < 0 ? d + std::max<int64_t>(rank, 1) : d;  // a 0-d tensor takes 0 and -1
   if (r < 0 || r >= std::max<int64_t>(rank, 1) || (rank == 0 && d != 0 && d != -1))
     throw ShapeError(std::string("[") + op + "] dimension " + std::to_string(d) +
                      " is out of range for a tensor of rank " + std::to_string(rank));

@@ -77,6 +77,10 @@ GraphValue operand(const Tensor& t, const char* op);
 Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs = NoAttrs{});
 std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs);
 
+// Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.
+[[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc,
+                                       bool bool_conv);
+
 // "[op] " + message helpers.
 [[noreturn]] void throw_shape(const std::string& op, const std::string& msg);
 

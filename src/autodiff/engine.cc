@@ -7,6 +7,7 @@
 
 #include "../api/tensor_impl.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/trace/scope.h"
 
 namespace lazax::autodiff {
 namespace {
@@ -168,6 +169,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     }
     if (!any) continue;
     std::vector<Tensor> in_cts;
+    ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom_vjp) {
       in_cts = n->custom_vjp(out_cts);
     } else {
@@ -231,7 +233,10 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     if (n->custom_jvp) {
       out_tans = n->custom_jvp(in_tans);
     } else {
-      OpContext c{n->op, n->attrs, n->inputs, n->outputs};
+      // Outputs re-attached to n while recording, so that rules using them (exp: t * out) stay
+      // differentiable by an enclosing transform (jvp of jvp, vjp of jvp).
+      std::vector<Tensor> outs = outputs_for_rule(n, grad_enabled());
+      OpContext c{n->op, n->attrs, n->inputs, outs};
       out_tans = jvp_rule(n->op)(c, in_tans);
     }
     for (size_t i = 0; i < out_tans.size(); ++i)

@@ -1,5 +1,6 @@
 #include "lazax/runtime/context.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -75,21 +76,26 @@ Walk walk(const std::vector<LazyValue*>& values, uint64_t epoch) {
   return w;
 }
 
+// One word for an operand or a result: the producer's place in the walk and its output index.
+uint64_t value_word(const GraphNode* n, int32_t index) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(n->topo_index)) << 32 |
+         static_cast<uint32_t>(index);
+}
+
+// The structural key of the walked graph: the words are gathered first and hashed in one pass.
 uint64_t graph_key(const Walk& w, const std::vector<LazyValue*>& values) {
-  Hasher h(0x73796e63ull);
-  for (GraphNode* l : w.leaves) h.add(l->hash);
+  std::vector<uint64_t> words;
+  words.reserve(3 + w.leaves.size() + 3 * w.nodes.size() + values.size());
+  words.push_back(w.leaves.size());
+  words.push_back(w.nodes.size());
+  words.push_back(values.size());
+  for (GraphNode* l : w.leaves) words.push_back(l->hash);
   for (GraphNode* n : w.nodes) {
-    h.add(n->hash);
-    for (const auto& o : n->operands) {
-      h.add_signed(o.node->topo_index);
-      h.add_signed(o.index);
-    }
+    words.push_back(n->hash);
+    for (const auto& o : n->operands) words.push_back(value_word(o.node.get(), o.index));
   }
-  for (LazyValue* v : values) {
-    h.add_signed(v->pending().node->topo_index);
-    h.add_signed(v->pending().index);
-  }
-  return h.digest();
+  for (LazyValue* v : values) words.push_back(value_word(v->pending().node.get(), v->pending().index));
+  return hash_bytes(words.data(), words.size() * sizeof(uint64_t), 0x73796e63ull);
 }
 
 int32_t function_index(const GraphNode* n, size_t num_leaves) {
@@ -134,6 +140,16 @@ FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values)
                                     std::move(results));
 }
 
+// The values sync materializes: the live pending values, less the tracers of function traces
+// (they are not lazy values: they have no data to compute with).
+std::vector<LazyValue*> values_to_sync() {
+  std::vector<LazyValue*> values = pending_values();
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [](LazyValue* v) { return v->is_tracer(); }),
+               values.end());
+  return values;
+}
+
 }  // namespace
 
 Context::Context() : options_(options_from_env()), backend_(make_backend("reference")) {}
@@ -161,7 +177,7 @@ void Context::sync(SyncCause cause, const std::string& where) {
       std::fprintf(stderr, "[lazax] graph cut: more than %lld pending nodes\n",
                    static_cast<long long>(options_.max_pending_nodes));
   }
-  std::vector<LazyValue*> values = pending_values();
+  std::vector<LazyValue*> values = values_to_sync();
   if (values.empty()) return;
   c_syncs.add();
 
@@ -205,6 +221,15 @@ void Context::sync(SyncCause cause, const std::string& where) {
     outs = exe->run(args);
   }
   for (size_t i = 0; i < values.size(); ++i) values[i]->set_data(std::move(outs[i]));
+}
+
+Context::Probe Context::probe() {
+  std::vector<LazyValue*> values = values_to_sync();
+  if (values.empty()) return {};
+  Walk w = walk(values, ++epoch_);
+  uint64_t key = graph_key(w, values);
+  return {static_cast<int64_t>(w.nodes.size()), static_cast<int64_t>(w.leaves.size()),
+          cache_.find(key) != nullptr};
 }
 
 }  // namespace lazax

@@ -1,5 +1,7 @@
 #include "lazax/trace/lazy_value.h"
 
+#include "lazax/trace/trace_stack.h"
+
 namespace lazax {
 namespace {
 // Intrusive list of pending values: O(1) insert and removal, deterministic order.
@@ -31,6 +33,7 @@ void LazyValue::unlink() {
 }
 
 void LazyValue::set_pending(GraphValue v) {
+  if (current_frame()) note_rebind(*this);
   type_ = v.type();
   pending_ = std::move(v);
   data_ = Literal();

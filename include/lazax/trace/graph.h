@@ -13,6 +13,7 @@
 namespace lazax {
 
 struct GraphNode;
+struct TraceFrame;
 using GraphNodePtr = std::shared_ptr<GraphNode>;
 
 // Output `index` of a graph node.
@@ -30,8 +31,10 @@ struct GraphNode {
   std::vector<TensorType> outputs;
   uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
   DebugInfo debug;
-  // op == parameter: a data leaf holding the value it stands for.
+  // op == parameter: a data leaf holding the value it stands for (no data: a trace input).
   Literal data;
+  // The function trace this node was recorded in; null in lazy mode.
+  std::shared_ptr<TraceFrame> frame;
   // Scratch used by the graph walk at sync (single-threaded lazy trace).
   uint64_t visit_epoch = 0;
   int32_t topo_index = -1;

@@ -2,13 +2,14 @@
 // kept in a registry, in the order they became pending, so that sync can find every live one.
 // The lazy trace is single-threaded: record and sync from one thread at a time.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "lazax/trace/graph.h"
 
 namespace lazax {
 
-class LazyValue {
+class LazyValue : public std::enable_shared_from_this<LazyValue> {
  public:
   LazyValue() = default;
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
@@ -23,6 +24,8 @@ class LazyValue {
   void set_pending(GraphValue v);
   // Rebinds to data (leaves the registry).
   void set_data(Literal data);
+  // Whether the value is a tracer of a function trace (open or dead).
+  bool is_tracer() const { return pending_.defined() && pending_.node->frame != nullptr; }
   const Literal& data() const { return data_; }
   const GraphValue& pending() const { return pending_; }
   // The value as a graph operand: the pending value, or a data leaf made once per data.

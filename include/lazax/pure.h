@@ -1,0 +1,142 @@
+// Pure functions, traced once (DESIGN.md §1, §3b, §4):
+//   trace(f, args...)     -> the Function f computes (explicit inputs, then captured tensors)
+//   call(fn, args...)     -> one `call` node in the lazy graph (or the enclosing trace)
+//   assume_pure(f)        -> a function object: the first call per input signature traces f; every
+//                            call adds one forward `call` node and, when gradients are needed, one
+//                            backward `call` node through the tape (a functional VJP of f)
+//   jit(f)                -> the same mechanism (a lazax jit call runs at the next sync)
+// Tensors captured from outside (module parameters) are implicit inputs read afresh on every
+// call, and receive gradients. Non-tensor arguments are static: part of the cache key. In-place
+// updates of inputs or captured tensors inside f are functionalized and written back after the
+// call. Random ops thread the generator state the same way (new numbers on every call).
+#pragma once
+#include <any>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lazax/ir/function.h"
+#include "lazax/tree.h"
+
+namespace lazax {
+
+struct PureOptions {
+  std::string name;          // used in errors and program names (default: "pure_fn")
+  bool check_pure = false;   // re-trace on every call and compare (also LAZAX_CHECK_PURE=1)
+};
+
+namespace detail {
+struct PureEntry {
+  FunctionPtr fn;
+  std::vector<Tensor> captures;  // the captured tensors (shared handles: read afresh)
+  std::vector<TensorType> capture_types;
+  size_t num_outputs = 0;        // flat outputs; the results after them are write-backs
+  std::vector<std::pair<size_t, size_t>> arg_writebacks;    // (result, flat argument)
+  std::vector<std::pair<size_t, Tensor>> outer_writebacks;  // (result, captured target)
+  std::any out_like;             // the output structure (tensors undefined)
+};
+using FlatFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,
+                                      const std::vector<Tensor>& args, const FlatFn& body);
+std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args);
+bool check_pure_env();
+// Throws ImpureFunctionError naming the first node where `now` differs from `cached`.
+void compare_traces(const std::string& name, const Function& cached, const Function& now);
+void note_cache_miss(const std::string& name, const std::string& key, size_t entries);
+std::vector<Tensor> undefined_like(const std::vector<Tensor>& xs);
+}  // namespace detail
+
+template <class F>
+class PureFunction {
+ public:
+  PureFunction(F f, PureOptions opts, std::string where)
+      : f_(std::move(f)), opts_(std::move(opts)), where_(std::move(where)) {
+    if (opts_.name.empty()) opts_.name = "pure_fn";
+    if (detail::check_pure_env()) opts_.check_pure = true;
+  }
+
+  template <class... Args>
+  auto operator()(const Args&... args) {
+    using ArgsT = std::tuple<Args...>;
+    using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
+    ArgsT like{args...};
+    std::vector<Tensor> flat = tree_flatten(like);
+    std::string key = tree_structure(like);
+    auto it = cache_.find(key);
+    bool stale = it != cache_.end() && !captures_match(*it->second);
+    if (it == cache_.end() || stale || opts_.check_pure) {
+      if (it == cache_.end()) detail::note_cache_miss(opts_.name, key, cache_.size());
+      std::optional<Out> out_like;
+      auto entry = detail::trace_pure(opts_.name, where_, flat,
+                                      [&](const std::vector<Tensor>& ph) {
+                                        ArgsT targs = tree_unflatten(like, ph);
+                                        Out out = std::apply(f_, targs);
+                                        std::vector<Tensor> fo = tree_flatten(out);
+                                        out_like = tree_unflatten(out, detail::undefined_like(fo));
+                                        return fo;
+                                      });
+      entry->out_like = *out_like;
+      if (it != cache_.end() && opts_.check_pure && !stale)
+        detail::compare_traces(opts_.name, *it->second->fn, *entry->fn);
+      it = cache_.insert_or_assign(key, entry).first;
+    }
+    std::vector<Tensor> flat_out = detail::call_pure(*it->second, flat);
+    return tree_unflatten(std::any_cast<const Out&>(it->second->out_like), flat_out);
+  }
+
+  // Number of distinct input signatures traced so far.
+  size_t cache_size() const { return cache_.size(); }
+  // The traced program of the most recent signature with this structure (for inspection).
+  template <class... Args>
+  FunctionPtr program(const Args&... args) const {
+    auto it = cache_.find(tree_structure(std::tuple<Args...>{args...}));
+    return it == cache_.end() ? nullptr : it->second->fn;
+  }
+
+ private:
+  static bool captures_match(const detail::PureEntry& e) {
+    for (size_t i = 0; i < e.captures.size(); ++i)
+      if (e.captures[i].dtype() != e.capture_types[i].dtype ||
+          e.captures[i].shape() != e.capture_types[i].shape)
+        return false;
+    return true;
+  }
+
+  F f_;
+  PureOptions opts_;
+  std::string where_;
+  std::unordered_map<std::string, std::shared_ptr<detail::PureEntry>> cache_;
+};
+
+template <class F>
+PureFunction<F> assume_pure(F f, PureOptions opts = {}, Loc loc = Loc::current()) {
+  return PureFunction<F>(std::move(f), std::move(opts),
+                         std::string(loc.file_name()) + ":" + std::to_string(loc.line()));
+}
+
+template <class F>
+PureFunction<F> jit(F f, PureOptions opts = {}, Loc loc = Loc::current()) {
+  if (opts.name.empty()) opts.name = "jit_fn";
+  return PureFunction<F>(std::move(f), std::move(opts),
+                         std::string(loc.file_name()) + ":" + std::to_string(loc.line()));
+}
+
+// The program f computes on arguments shaped like `args` (explicit inputs flattened in order,
+// then the captured tensors).
+template <class F, class... Args>
+FunctionPtr trace(F f, const Args&... args) {
+  std::tuple<Args...> like{args...};
+  auto entry = detail::trace_pure("traced", "trace", tree_flatten(like),
+                                  [&](const std::vector<Tensor>& ph) {
+                                    return tree_flatten(std::apply(f, tree_unflatten(like, ph)));
+                                  });
+  return entry->fn;
+}
+
+// One `call` node applying `fn` to `args` (differentiable through fn).
+std::vector<Tensor> call(const FunctionPtr& fn, const std::vector<Tensor>& args);
+
+}  // namespace lazax

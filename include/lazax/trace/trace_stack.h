@@ -1,0 +1,76 @@
+// The stack of traces. With no function trace open, ops record into the lazy graph. Inside a
+// TraceScope they record into a function trace: nodes belong to the innermost open frame, values
+// from outside (module parameters, outer tracers) are lifted to implicit inputs the first time
+// they are used, and in-place rebinding of outside values is remembered so the call can write it
+// back. A frame that ended is dead: its values are leaked tracers and using them is an error.
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lazax/trace/lazy_value.h"
+
+namespace lazax {
+
+struct TraceFrame {
+  std::string name;        // the traced function, for error messages
+  std::string where;       // "file:line" of the trace's creation
+  int depth = 0;
+  bool alive = true;
+  std::vector<GraphNodePtr> params;  // explicit inputs, in order
+  struct Capture {
+    std::shared_ptr<LazyValue> source;  // read afresh on every call
+    GraphNodePtr placeholder;
+  };
+  std::vector<Capture> captures;
+  std::unordered_map<const LazyValue*, size_t> capture_index;
+  // Outside values rebound inside the trace: restored at the end, written back after each call.
+  struct Mutation {
+    std::shared_ptr<LazyValue> target;
+    GraphValue original_pending;
+    Literal original_data;
+  };
+  std::vector<Mutation> mutations;
+  std::unordered_map<const LazyValue*, size_t> mutation_index;
+};
+
+// Pushes a frame for the lifetime of the scope.
+class TraceScope {
+ public:
+  TraceScope(std::string name, std::string where);
+  ~TraceScope();
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+  TraceFrame& frame() { return *frame_; }
+  const std::shared_ptr<TraceFrame>& frame_ptr() const { return frame_; }
+  // Ends the trace early (restores mutated outside values); the destructor then only pops.
+  void close();
+
+ private:
+  std::shared_ptr<TraceFrame> frame_;
+  bool closed_ = false;
+};
+
+// The innermost open frame, or null in lazy mode.
+TraceFrame* current_frame();
+const std::shared_ptr<TraceFrame>& current_frame_ptr();
+
+// A new explicit input of the current frame.
+GraphValue add_trace_param(const TensorType& type);
+
+// The value of `v` as an operand in the current context: checks for leaked tracers, lifts
+// outside values into the current frame as implicit inputs.
+GraphValue use_value(LazyValue& v, const char* op);
+
+// Called by LazyValue::set_pending: remembers rebinding of outside values inside a trace.
+void note_rebind(LazyValue& v);
+
+// Builds the traced Function of the frame: explicit params, then captures; results `outputs`
+// (lifted into the frame if they come from outside), then the mutated outside values' new values.
+FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& outputs);
+
+// Throws LeakedTracerError if `node` belongs to a dead frame (names where it was traced).
+void check_not_leaked(const GraphNode& node, const char* op);
+
+}  // namespace lazax

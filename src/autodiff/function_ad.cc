@@ -1,0 +1,270 @@
+#include "lazax/autodiff/function_ad.h"
+
+#include <map>
+#include <mutex>
+
+#include "../api/tensor_impl.h"
+#include "engine.h"
+#include "lazax/autodiff/rules.h"
+#include "lazax/core/metrics.h"
+#include "lazax/ir/extract.h"
+#include "lazax/trace/scope.h"
+#include "lazax/trace/trace_stack.h"
+
+namespace lazax::autodiff {
+namespace {
+
+std::vector<Tensor> placeholders(const std::vector<TensorType>& types) {
+  std::vector<Tensor> out;
+  for (const auto& t : types) out.push_back(make_pending(add_trace_param(t)));
+  return out;
+}
+
+std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
+  std::vector<GraphValue> out;
+  for (const Tensor& t : ts) out.push_back(operand(t, "trace"));
+  return out;
+}
+
+std::mutex g_mu;
+std::map<std::pair<uint64_t, std::vector<bool>>, VjpPrograms> g_vjp_cache;
+std::map<uint64_t, FunctionPtr> g_jvp_cache;
+
+}  // namespace
+
+std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args) {
+  if (static_cast<int>(args.size()) != f.num_params())
+    throw ValueError("[replay] @" + f.name() + " takes " + std::to_string(f.num_params()) +
+                     " arguments, got " + std::to_string(args.size()));
+  std::vector<std::vector<Tensor>> values(f.nodes().size());
+  for (int i = 0; i < f.num_params(); ++i) {
+    if (args[static_cast<size_t>(i)].impl()->type() != f.param_type(i))
+      throw ValueError("[replay] argument " + std::to_string(i) + " of @" + f.name() +
+                       " should be " + f.param_type(i).str() + ", got " +
+                       args[static_cast<size_t>(i)].type_str());
+    values[static_cast<size_t>(i)] = {args[static_cast<size_t>(i)]};
+  }
+  for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
+    const Node& n = f.nodes()[i];
+    std::vector<Tensor> in;
+    for (auto o : n.operands) in.push_back(values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)]);
+    ProfilerScope scope = ProfilerScope::restore(n.debug.scope);
+    values[i] = apply_primitive(n.op, n.attrs, in);
+  }
+  std::vector<Tensor> out;
+  for (auto r : f.results()) out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
+  return out;
+}
+
+const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_vjp_cache.find({f->hash(), wrt});
+    if (it != g_vjp_cache.end()) return it->second;
+  }
+  metrics::counter("VjpProgramBuilds").add();
+  std::vector<TensorType> in_types = f->param_types(), out_types = f->result_types();
+  size_t n_in = in_types.size(), n_out = out_types.size();
+  VjpPrograms p;
+  p.wrt = wrt;
+  p.num_outputs = static_cast<int>(n_out);
+  std::vector<TensorType> ct_types;
+  for (const auto& t : out_types) {
+    p.ct_outputs.push_back(is_floating(t.dtype));
+    if (is_floating(t.dtype)) ct_types.push_back(t);
+  }
+  FunctionPtr joint;
+  {
+    TraceScope scope("vjp_" + f->name(), "vjp_programs");
+    std::vector<Tensor> inputs = placeholders(in_types);
+    std::vector<Tensor> cts = placeholders(ct_types);
+    std::vector<Tensor> xs, targets;
+    EnableGrad grad_on;
+    for (size_t i = 0; i < n_in; ++i) {
+      if (wrt[i] && is_floating(in_types[i].dtype)) {
+        Tensor x = transform_input(inputs[i]);
+        xs.push_back(x);
+        targets.push_back(x);
+      } else {
+        xs.push_back(inputs[i]);
+      }
+    }
+    std::vector<Tensor> outs = replay(*f, xs);
+    std::vector<Tensor> roots, root_cts;
+    for (size_t i = 0, k = 0; i < n_out; ++i) {
+      if (!p.ct_outputs[i]) continue;
+      if (outs[i].requires_grad()) {
+        roots.push_back(outs[i]);
+        root_cts.push_back(cts[k]);
+      }
+      ++k;
+    }
+    std::vector<Tensor> grads;
+    if (!targets.empty())
+      grads = roots.empty() ? std::vector<Tensor>()
+                            : run_backward(roots, root_cts, targets, false, false, false);
+    for (size_t i = grads.size(); i < targets.size(); ++i)
+      grads.push_back(zeros_of(targets[i].impl()->type()));
+    std::vector<Tensor> results = outs;
+    for (const Tensor& g : grads) results.push_back(g);
+    std::vector<GraphValue> vals;
+    {
+      NoGrad off;
+      vals = values_in_frame(results);
+    }
+    joint = build_traced_function(scope.frame(), vals);
+  }
+  // Partition: values that depend on a cotangent belong to the backward program.
+  const Function& J = *joint;
+  size_t n_ct = ct_types.size();
+  std::vector<char> bwd_node(J.nodes().size(), 0);
+  for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_node[i] = 1;
+  for (size_t i = static_cast<size_t>(J.num_params()); i < J.nodes().size(); ++i)
+    for (auto o : J.nodes()[i].operands)
+      if (bwd_node[static_cast<size_t>(o.node)]) bwd_node[i] = 1;
+  std::vector<ValueRef> residuals;
+  std::map<std::pair<int32_t, int32_t>, bool> seen;
+  auto add_residual = [&](ValueRef v) {
+    if (bwd_node[static_cast<size_t>(v.node)]) return;
+    if (seen.emplace(std::make_pair(v.node, v.index), true).second) residuals.push_back(v);
+  };
+  for (size_t i = static_cast<size_t>(J.num_params()); i < J.nodes().size(); ++i) {
+    if (!bwd_node[i]) continue;
+    for (auto o : J.nodes()[i].operands) add_residual(o);
+  }
+  for (size_t r = n_out; r < J.results().size(); ++r) add_residual(J.results()[r]);
+  std::vector<ValueRef> fwd_in, fwd_out, bwd_in, bwd_out;
+  for (size_t i = 0; i < n_in; ++i) fwd_in.push_back({static_cast<int32_t>(i), 0});
+  for (size_t r = 0; r < n_out; ++r) fwd_out.push_back(J.results()[r]);
+  for (auto v : residuals) fwd_out.push_back(v);
+  bwd_in = residuals;
+  for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_in.push_back({static_cast<int32_t>(i), 0});
+  for (size_t r = n_out; r < J.results().size(); ++r) bwd_out.push_back(J.results()[r]);
+  std::vector<ValueRef> all_in;
+  for (int i = 0; i < J.num_params(); ++i) all_in.push_back({i, 0});
+  p.joint = extract_function(J, f->name() + "_vjp", all_in, bwd_out);
+  p.fwd = extract_function(J, f->name() + "_fwd", fwd_in, fwd_out);
+  p.bwd = extract_function(J, f->name() + "_bwd", bwd_in, bwd_out);
+  p.num_residuals = static_cast<int>(residuals.size());
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_vjp_cache.emplace(std::make_pair(f->hash(), wrt), std::move(p)).first->second;
+}
+
+FunctionPtr jvp_program(const FunctionPtr& f) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_jvp_cache.find(f->hash());
+    if (it != g_jvp_cache.end()) return it->second;
+  }
+  std::vector<TensorType> in_types = f->param_types();
+  std::vector<TensorType> tan_types;
+  for (const auto& t : in_types)
+    if (is_floating(t.dtype)) tan_types.push_back(t);
+  FunctionPtr prog;
+  {
+    TraceScope scope("jvp_" + f->name(), "jvp_program");
+    std::vector<Tensor> inputs = placeholders(in_types);
+    std::vector<Tensor> tans = placeholders(tan_types);
+    EnableGrad grad_on;
+    std::vector<Tensor> xs, diff_in, diff_tan;
+    for (size_t i = 0, k = 0; i < in_types.size(); ++i) {
+      if (is_floating(in_types[i].dtype)) {
+        Tensor x = transform_input(inputs[i]);
+        xs.push_back(x);
+        diff_in.push_back(x);
+        diff_tan.push_back(tans[k++]);
+      } else {
+        xs.push_back(inputs[i]);
+      }
+    }
+    std::vector<Tensor> outs = replay(*f, xs);
+    std::vector<Tensor> out_tans = run_forward(diff_in, diff_tan, outs);
+    std::vector<Tensor> results;
+    for (const Tensor& o : outs) results.push_back(o);
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (is_floating(outs[i].dtype())) results.push_back(out_tans[i]);
+    std::vector<GraphValue> vals;
+    {
+      NoGrad off;
+      vals = values_in_frame(results);
+    }
+    prog = build_traced_function(scope.frame(), vals);
+  }
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_jvp_cache.emplace(f->hash(), prog).first->second;
+}
+
+namespace {
+std::vector<bool> float_mask(const std::vector<Tensor>& xs, size_t from) {
+  std::vector<bool> m;
+  for (size_t i = from; i < xs.size(); ++i) m.push_back(is_floating(xs[i].dtype()));
+  return m;
+}
+// Cotangents for the floating outputs (zeros where undefined).
+std::vector<Tensor> float_cts(const std::vector<Tensor>& outs, const std::vector<Tensor>& cts) {
+  std::vector<Tensor> r;
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (is_floating(outs[i].dtype()))
+      r.push_back(cts[i].defined() ? cts[i] : zeros_of(outs[i].impl()->type()));
+  return r;
+}
+// Spreads cotangents of the masked inputs back over all inputs (offset: leading non-operands).
+std::vector<Tensor> spread(const std::vector<bool>& mask, const std::vector<Tensor>& g,
+                           size_t offset) {
+  std::vector<Tensor> r(offset);
+  size_t k = 0;
+  for (bool m : mask) r.push_back(m ? g[k++] : Tensor());
+  return r;
+}
+}  // namespace
+
+std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts) {
+  const FunctionPtr& fn = c.attr<CallAttrs>().callee;
+  std::vector<bool> wrt = float_mask(c.inputs, 0);
+  const VjpPrograms& p = vjp_programs(fn, wrt);
+  std::vector<Tensor> in = c.inputs;
+  for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
+  std::vector<Tensor> g = apply_primitive(OpCode::call, CallAttrs{p.joint}, in);
+  return spread(wrt, g, 0);
+}
+
+std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents) {
+  const FunctionPtr& fn = c.attr<CallAttrs>().callee;
+  std::vector<Tensor> in = c.inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (is_floating(c.inputs[i].dtype()))
+      in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
+  std::vector<Tensor> r = apply_primitive(OpCode::call, CallAttrs{jvp_program(fn)}, in);
+  std::vector<Tensor> out;
+  size_t k = c.outputs.size();
+  for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
+  return out;
+}
+
+std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts) {
+  const auto& branches = c.attr<CondAttrs>().branches;
+  std::vector<bool> wrt = float_mask(c.inputs, 1);
+  CondAttrs grads_attrs;
+  for (const auto& b : branches) grads_attrs.branches.push_back(vjp_programs(b, wrt).joint);
+  std::vector<Tensor> in = c.inputs;  // index, operands
+  for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
+  std::vector<Tensor> g = apply_primitive(OpCode::cond, grads_attrs, in);
+  return spread(wrt, g, 1);
+}
+
+std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tangents) {
+  const auto& branches = c.attr<CondAttrs>().branches;
+  CondAttrs attrs;
+  for (const auto& b : branches) attrs.branches.push_back(jvp_program(b));
+  std::vector<Tensor> in = c.inputs;
+  for (size_t i = 1; i < c.inputs.size(); ++i)
+    if (is_floating(c.inputs[i].dtype()))
+      in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
+  std::vector<Tensor> r = apply_primitive(OpCode::cond, attrs, in);
+  std::vector<Tensor> out;
+  size_t k = c.outputs.size();
+  for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
+  return out;
+}
+
+}  // namespace lazax::autodiff

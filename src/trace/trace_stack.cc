@@ -1,0 +1,199 @@
+#include "lazax/trace/trace_stack.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "lazax/core/error.h"
+#include "lazax/core/metrics.h"
+
+namespace lazax {
+namespace {
+thread_local std::vector<std::shared_ptr<TraceFrame>> t_stack;
+thread_local bool t_suppress_rebind_notes = false;
+const std::shared_ptr<TraceFrame> kNoFrame;
+
+GraphNodePtr make_placeholder(const TensorType& type, const std::shared_ptr<TraceFrame>& frame,
+                              int64_t index) {
+  auto node = std::make_shared<GraphNode>();
+  node->op = OpCode::parameter;
+  node->outputs = {type};
+  node->attrs = ParameterAttrs{index};
+  node->hash = node_hash(OpCode::parameter, node->attrs, node->outputs, {}, {});
+  node->frame = frame;
+  return node;
+}
+
+void restore(TraceFrame& f) {
+  t_suppress_rebind_notes = true;
+  for (auto& m : f.mutations) {
+    if (m.original_pending.defined()) {
+      m.target->set_pending(m.original_pending);
+    } else {
+      m.target->set_data(m.original_data);
+    }
+  }
+  t_suppress_rebind_notes = false;
+}
+}  // namespace
+
+TraceScope::TraceScope(std::string name, std::string where) {
+  frame_ = std::make_shared<TraceFrame>();
+  frame_->name = std::move(name);
+  frame_->where = std::move(where);
+  frame_->depth = static_cast<int>(t_stack.size()) + 1;
+  t_stack.push_back(frame_);
+  metrics::counter("FunctionTraces").add();
+}
+
+void TraceScope::close() {
+  if (closed_) return;
+  closed_ = true;
+  auto it = std::find(t_stack.begin(), t_stack.end(), frame_);
+  if (it != t_stack.end()) t_stack.erase(it);
+  frame_->alive = false;
+  restore(*frame_);
+}
+
+TraceScope::~TraceScope() { close(); }
+
+TraceFrame* current_frame() { return t_stack.empty() ? nullptr : t_stack.back().get(); }
+const std::shared_ptr<TraceFrame>& current_frame_ptr() {
+  return t_stack.empty() ? kNoFrame : t_stack.back();
+}
+
+GraphValue add_trace_param(const TensorType& type) {
+  auto& f = current_frame_ptr();
+  if (!f) throw ValueError("[trace] no function trace is open");
+  auto node = make_placeholder(type, f, static_cast<int64_t>(f->params.size()));
+  f->params.push_back(node);
+  return GraphValue{node, 0};
+}
+
+void check_not_leaked(const GraphNode& node, const char* op) {
+  if (node.frame && !node.frame->alive)
+    throw LeakedTracerError(
+        std::string("[") + op + "] this value is a tracer of the function '" + node.frame->name +
+        "' traced at " + node.frame->where +
+        ", and that trace has ended: the value escaped it (stored in a global or a captured "
+        "variable, or returned through a side channel). Return it from the function instead "
+        "(see docs/ERRORS.md#leaked-tracer).");
+}
+
+GraphValue use_value(LazyValue& v, const char* op) {
+  GraphValue g = v.graph_value();
+  check_not_leaked(*g.node, op);
+  const auto& f = current_frame_ptr();
+  if (!f || g.node->frame == f) return g;
+  // From outside the current frame: lift it to an implicit input (once per value).
+  auto it = f->capture_index.find(&v);
+  if (it != f->capture_index.end()) return GraphValue{f->captures[it->second].placeholder, 0};
+  auto node = make_placeholder(g.type(), f, -1);
+  f->capture_index[&v] = f->captures.size();
+  f->captures.push_back({v.shared_from_this(), node});
+  return GraphValue{node, 0};
+}
+
+void note_rebind(LazyValue& v) {
+  if (t_suppress_rebind_notes) return;
+  TraceFrame* f = current_frame();
+  if (!f) return;
+  const GraphValue& cur = v.pending();
+  bool has_value = cur.defined() || v.data().buffer.defined();
+  if (!has_value) return;  // a new value being made, not a rebinding
+  bool outside = !cur.defined() || cur.node->frame.get() != f;
+  bool frame_input = cur.defined() && cur.node->frame.get() == f &&
+                     cur.node->op == OpCode::parameter;
+  if (!outside && !frame_input) return;
+  if (f->mutation_index.count(&v)) return;
+  f->mutation_index[&v] = f->mutations.size();
+  f->mutations.push_back({v.shared_from_this(), cur, v.data()});
+}
+
+FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& outputs) {
+  // Results: outputs, then the current values of mutated values (lifted if from outside).
+  std::vector<GraphValue> results;
+  auto lift = [&](const GraphValue& g) -> GraphValue {
+    if (g.node->frame.get() == &f) return g;
+    // An outside value returned unchanged: a capture keyed by its node.
+    for (const auto& c : f.captures)
+      if (c.source->pending().node == g.node || c.source->graph_value().node == g.node)
+        return GraphValue{c.placeholder, 0};
+    throw ValueError("[trace] function '" + f.name +
+                     "' returns a value from outside the trace that it never used; return a "
+                     "value computed inside it");
+  };
+  for (const auto& o : outputs) results.push_back(lift(o));
+  for (auto& m : f.mutations) results.push_back(lift(m.target->pending().defined()
+                                                        ? m.target->pending()
+                                                        : m.target->graph_value()));
+  // Post-order walk inside the frame.
+  std::unordered_map<const GraphNode*, int32_t> index;
+  std::vector<const GraphNode*> order;
+  int32_t num_params = static_cast<int32_t>(f.params.size() + f.captures.size());
+  for (size_t i = 0; i < f.params.size(); ++i) index[f.params[i].get()] = static_cast<int32_t>(i);
+  for (size_t i = 0; i < f.captures.size(); ++i)
+    index[f.captures[i].placeholder.get()] = static_cast<int32_t>(f.params.size() + i);
+  std::vector<std::pair<const GraphNode*, size_t>> stack;
+  for (const auto& r : results) {
+    if (index.count(r.node.get())) continue;
+    stack.push_back({r.node.get(), 0});
+    index[r.node.get()] = -1;
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      if (next < n->operands.size()) {
+        const GraphNode* c = n->operands[next++].node.get();
+        if (!index.count(c)) {
+          if (c->frame.get() != &f || c->op == OpCode::parameter)
+            throw ValueError("[trace] internal: value from outside function '" + f.name +
+                             "' reached its program without being lifted");
+          index[c] = -1;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      index[n] = num_params + static_cast<int32_t>(order.size());
+      order.push_back(n);
+      stack.pop_back();
+    }
+  }
+  std::vector<Node> nodes;
+  nodes.reserve(static_cast<size_t>(num_params) + order.size());
+  auto param_node = [&](const GraphNode& g, int64_t i) {
+    Node p;
+    p.op = OpCode::parameter;
+    p.attrs = ParameterAttrs{i};
+    p.outputs = g.outputs;
+    p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
+    nodes.push_back(std::move(p));
+  };
+  for (size_t i = 0; i < f.params.size(); ++i) param_node(*f.params[i], static_cast<int64_t>(i));
+  for (size_t i = 0; i < f.captures.size(); ++i)
+    param_node(*f.captures[i].placeholder, static_cast<int64_t>(f.params.size() + i));
+  for (const GraphNode* g : order) {
+    Node n;
+    n.op = g->op;
+    n.attrs = g->attrs;
+    n.outputs = g->outputs;
+    n.debug = g->debug;
+    SmallVec<uint64_t, 4> hashes;
+    SmallVec<int32_t, 4> idx;
+    for (const auto& o : g->operands) {
+      ValueRef r{index.at(o.node.get()), o.index};
+      n.operands.push_back(r);
+      hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
+      idx.push_back(r.index);
+    }
+    n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
+                       {idx.begin(), idx.size()});
+    nodes.push_back(std::move(n));
+  }
+  std::vector<ValueRef> refs;
+  for (const auto& r : results) refs.push_back({index.at(r.node.get()), r.index});
+  std::string name = f.name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "f_" + name;
+  return std::make_shared<Function>(name, std::move(nodes), num_params, std::move(refs));
+}
+
+}  // namespace lazax
