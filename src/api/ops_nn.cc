@@ -1,0 +1,105 @@
+// Neural-network composites: softmax, log_softmax, logsumexp, cross_entropy, embedding.
+// Each is a decomposition into primitives (the autodiff rules of those primitives give the
+// gradients); numerically stable forms subtract the maximum before exponentiating.
+#include <limits>
+#include <string>
+
+#include "tensor_impl.h"
+
+namespace lazax {
+namespace {
+
+// softmax and friends need floating inputs, as PyTorch (which has no integer softmax kernels).
+void require_floating(const Tensor& x, const char* op) {
+  operand(x, op);
+  if (!is_floating(x.dtype()))
+    throw DTypeError(std::string("[") + op + "] needs a floating tensor, got " + x.type_str() +
+                     "; convert it first, e.g. x.to(DType::f32)");
+}
+
+// x - max(x, dim): the largest entry along dim becomes 0, so exp cannot overflow.
+Tensor shifted(const Tensor& x, int64_t dim) { return x - amax(x, {dim}, /*keepdim=*/true); }
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) {
+  require_floating(x, "softmax");
+  norm_dim(dim, x.dim(), "softmax");
+  Tensor e = exp(shifted(x, dim));
+  return e / sum(e, {dim}, /*keepdim=*/true);
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  require_floating(x, "log_softmax");
+  norm_dim(dim, x.dim(), "log_softmax");
+  Tensor s = shifted(x, dim);
+  return s - log(sum(exp(s), {dim}, /*keepdim=*/true));
+}
+
+Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
+  operand(x, "logsumexp");
+  for (int64_t d : dims) norm_dim(d, x.dim(), "logsumexp");  // before recording anything
+  // As PyTorch 2: integer inputs give the default float dtype.
+  Tensor y = is_floating(x.dtype()) ? x : x.to(DType::f32);
+  if (y.numel() == 0) {
+    // amax of an empty axis is an error; the sum of no exponentials is 0, so the result is -inf.
+    Tensor s = sum(y, dims, keepdim);
+    return s + (-std::numeric_limits<double>::infinity());
+  }
+  Tensor m = amax(y, dims, /*keepdim=*/true);
+  // An infinite max (all -inf, or a +inf entry) would make x - m NaN; shift by 0 instead.
+  Tensor finite = lt(abs(m), host_scalar(std::numeric_limits<double>::infinity(), m.dtype()));
+  m = where(finite, m, 0.0);
+  Tensor r = log(sum(exp(y - m), dims, /*keepdim=*/true)) + m;
+  if (keepdim) return r;
+  std::vector<int64_t> out;  // r's shape without the reduced (size-1) axes
+  for (int64_t i = 0; i < y.dim(); ++i) {
+    bool reduced = dims.empty();
+    for (int64_t d : dims) reduced = reduced || norm_dim(d, y.dim(), "logsumexp") == i;
+    if (!reduced) out.push_back(y.size(i));
+  }
+  return r.reshape(out);
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
+  require_floating(logits, "cross_entropy");
+  operand(targets, "cross_entropy");
+  const std::string ctx = "logits " + logits.type_str() + ", targets " + targets.type_str();
+  if (!is_integer(targets.dtype()))
+    throw DTypeError("[cross_entropy] targets must hold integer class indices, got " + ctx +
+                     "; convert them with .to(DType::i64)");
+  if (logits.dim() != 2 || targets.dim() != 1 || targets.size(0) != logits.size(0))
+    throw ShapeError("[cross_entropy] expects logits [N, C] and targets [N], got " + ctx);
+  const int64_t n = logits.size(0), c = logits.size(1);
+  Tensor lsm = log_softmax(logits, 1);
+  // One-hot pick of each row's target entry; `where` (not a product with the mask) keeps
+  // -inf log-probabilities of other classes from turning into NaN.
+  Tensor classes = record_op(OpCode::iota, {}, IotaAttrs{DType::i64, Shape{n, c}, 1});
+  Tensor hot = eq(classes, targets.to(DType::i64).unsqueeze(1));
+  Tensor picked = sum(where(hot, lsm, 0.0), {1});
+  return -mean(picked);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& ids) {
+  operand(weight, "embedding");
+  operand(ids, "embedding");
+  const std::string ctx = "weight " + weight.type_str() + ", ids " + ids.type_str();
+  if (weight.dim() != 2)
+    throw ShapeError("[embedding] weight must be a matrix [num_embeddings, dim], got " + ctx);
+  if (!is_integer(ids.dtype()))
+    throw DTypeError("[embedding] ids must be integers, got " + ctx +
+                     "; convert them with .to(DType::i64)");
+  // gather wants the index vector in a trailing dimension of size 1.
+  std::vector<int64_t> index_shape = ids.sizes();
+  index_shape.push_back(1);
+  Tensor index = ids.reshape(index_shape);
+  GatherAttrs a;
+  a.offset_dims = {ids.dim()};
+  a.collapsed_slice_dims = {0};
+  a.start_index_map = {0};
+  a.slice_sizes = {1, weight.size(1)};
+  a.mode = GatherMode::fill;
+  return record_op(OpCode::gather, {&weight, &index}, std::move(a));
+}
+
+}  // namespace lazax
