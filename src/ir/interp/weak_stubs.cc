@@ -44,16 +44,5 @@ __attribute__((weak)) std::vector<Literal> kernel_reduce_max(const Node&, std::s
 __attribute__((weak)) std::vector<Literal> kernel_reduce_min(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for reduce_min"); }
 __attribute__((weak)) std::vector<Literal> kernel_reduce_prod(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for reduce_prod"); }
 __attribute__((weak)) std::vector<Literal> kernel_argmax(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for argmax"); }
-__attribute__((weak)) std::vector<Literal> kernel_dot_general(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for dot_general"); }
-__attribute__((weak)) std::vector<Literal> kernel_gather(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for gather"); }
-__attribute__((weak)) std::vector<Literal> kernel_scatter_add(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for scatter_add"); }
 __attribute__((weak)) std::vector<Literal> kernel_cumsum(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for cumsum"); }
-__attribute__((weak)) std::vector<Literal> kernel_random_bits(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for random_bits"); }
-__attribute__((weak)) std::vector<Literal> kernel_call(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for call"); }
-__attribute__((weak)) std::vector<Literal> kernel_cond(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for cond"); }
-__attribute__((weak)) std::vector<Literal> kernel_while_(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for while_"); }
-__attribute__((weak)) std::vector<Literal> kernel_scan(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for scan"); }
-__attribute__((weak)) std::vector<Literal> kernel_checkpoint_name(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for checkpoint_name"); }
-__attribute__((weak)) std::vector<Literal> kernel_optimization_barrier(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for optimization_barrier"); }
-__attribute__((weak)) std::vector<Literal> kernel_copy_to_memory_kind(const Node&, std::span<const Literal>) { throw UnimplementedError("[interpret] no kernel for copy_to_memory_kind"); }
 }
