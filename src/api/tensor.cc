@@ -125,7 +125,9 @@ int64_t norm_dim(int64_t d, int64_t rank, const char* op) {
 }
 
 Tensor host_scalar(double v, DType dtype) {
-  if (v == 0.0 || v == 1.0) {
+  // Inside a function trace a host scalar is part of the program (static, like a static
+  // argument); in lazy mode it is data, so that changing it never recompiles.
+  if (v == 0.0 || v == 1.0 || current_frame()) {
     return record_op(OpCode::constant, {}, ConstantAttrs{Literal::scalar_of(dtype, v)});
   }
   return Tensor(Literal::scalar_of(dtype, v));

@@ -34,6 +34,7 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
 std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents);
 std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts);
 std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tangents);
+std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts);
 
 // (inputs ++ tangents of float inputs) -> (outputs ++ tangents of float outputs); cached.
 FunctionPtr jvp_program(const FunctionPtr& f);

@@ -40,7 +40,7 @@ Tensors jvp_cond(const OpContext& c, const Tensors& ts) {
 
 Tensors vjp_scan(const OpContext& c, const Tensors& cts) {
   if (all_undefined(cts)) return no_cts(c);
-  throw_needs_function_transform("vjp", c.op);
+  return scan_vjp(c, cts);
 }
 Tensors jvp_scan(const OpContext& c, const Tensors& ts) {
   if (!any_float_tangent(c, ts)) return no_tangents(c);

@@ -1,0 +1,45 @@
+// Shared pieces of the lazax tool's subcommands: usage errors and the `run` code path, which
+// `lazax demo` reuses.
+#pragma once
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lazax/ir/literal.h"
+
+namespace lazax::cli {
+
+// A malformed command line: main prints the message and the usage and exits with code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What `lazax run` does, as data.
+struct RunRequest {
+  std::string program_path;
+  std::vector<std::string> input_paths;
+  std::string out_dir;
+  std::string backend = "reference";
+};
+
+// Parses the program, reads and checks the inputs against @main's parameters, runs the backend
+// and writes out_dir/out0.npy, out1.npy, ...; returns the outputs. Throws lazax::Error.
+std::vector<Literal> run_program(const RunRequest& request);
+
+// Names of the backends `--backend` accepts, comma-separated.
+std::string backend_list();
+
+// The subcommands: each gets the arguments after its name and returns the exit code.
+int run_command(std::span<const std::string> args);
+int demo_command(std::span<const std::string> args);
+// The decoder training part of the demo (decoder_demo.cc).
+void decoder_demo();
+int bench_command(std::span<const std::string> args);
+
+extern const char* const kRunUsage;
+extern const char* const kDemoUsage;
+extern const char* const kBenchUsage;
+
+}  // namespace lazax::cli
