@@ -23,9 +23,15 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return Shape(out);
 }
 
+// Whether a and b have one dtype and shape already: nothing to promote or broadcast.
+bool same_type(const Tensor& a, const Tensor& b) {
+  return a.dtype() == b.dtype() && a.shape() == b.shape();
+}
+
 // Promotes and broadcasts a and b to one type and shape.
 std::pair<Tensor, Tensor> align(const Tensor& a, const Tensor& b, const char* op,
                                 std::optional<DType> force = std::nullopt) {
+  if (same_type(a, b) && (!force || *force == a.dtype())) return {a, b};
   DType t = force ? *force : promote_types(a.dtype(), b.dtype());
   Shape s = broadcast_shapes(a.shape(), b.shape(), op);
   Tensor x = a.dtype() == t ? a : a.to(t);
@@ -33,9 +39,17 @@ std::pair<Tensor, Tensor> align(const Tensor& a, const Tensor& b, const char* op
   return {broadcast_to_shape(x, s, op), broadcast_to_shape(y, s, op)};
 }
 
+// As PyTorch, bool + bool is "or" and bool * bool is "and" (add/mul take no bool operands).
+OpCode binary_op_for(OpCode op, DType t) {
+  if (t != DType::boolean) return op;
+  return op == OpCode::add ? OpCode::max : op == OpCode::mul ? OpCode::min : op;
+}
+
 Tensor binary(OpCode op, const Tensor& a, const Tensor& b) {
+  // The common case records straight from the operands, without aligned copies of the handles.
+  if (same_type(a, b)) return record_op(binary_op_for(op, a.dtype()), {&a, &b});
   auto [x, y] = align(a, b, op_name(op).data());
-  return record_op(op, {&x, &y});
+  return record_op(binary_op_for(op, x.dtype()), {&x, &y});
 }
 
 // A host scalar next to a tensor is "weak": it does not widen the tensor's dtype, except that a

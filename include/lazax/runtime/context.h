@@ -38,6 +38,16 @@ class Context {
   // Materializes every live pending value. `where` is the user's source location for breaks.
   void sync(SyncCause cause, const std::string& where = "");
 
+  // What the next sync would find, compiling and running nothing: the live pending graph's size
+  // and whether its program is cached. Costs what sync pays before it compiles or executes (walk,
+  // hash, cache lookup), which is what `lazax bench trace` measures with it.
+  struct Probe {
+    int64_t nodes = 0;   // ops in the graph (without its data inputs)
+    int64_t inputs = 0;  // data leaves
+    bool cached = false;
+  };
+  Probe probe();
+
  private:
   RuntimeOptions options_;
   std::unique_ptr<Backend> backend_;

@@ -1,0 +1,72 @@
+// `lazax bench NAME`: runs one of the benchmarks in bench/ and prints a table, or one JSON object
+// with --json.
+#include <cstdio>
+#include <string>
+
+#include "cli.h"
+#include "trace_bench.h"
+
+namespace lazax::cli {
+
+const char* const kBenchUsage =
+    "usage: lazax bench trace [--json] [--ops N] [--reps N] [--no-peers]\n"
+    "  trace: the host cost of recording one op (ns/op, f32[16], long chains) and of hashing and\n"
+    "         looking up a graph at sync (ns/node), next to LibTorch's eager add and PyTorch's\n"
+    "         lazy tensor tracing (torch._lazy) measured on this machine when installed.\n"
+    "  --json      print one JSON object instead of a table (absent peers are null)\n"
+    "  --ops N     ops per timed chain (default 10000)\n"
+    "  --reps N    repetitions; figures are medians (default 9)\n"
+    "  --no-peers  skip LibTorch and torch._lazy\n";
+
+namespace {
+
+int64_t positive_arg(std::span<const std::string> args, size_t& i) {
+  const std::string& flag = args[i];
+  if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
+  const std::string& v = args[++i];
+  size_t used = 0;
+  long long n = 0;
+  try {
+    n = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || n <= 0) throw UsageError(flag + " needs a positive integer, got '" + v + "'");
+  return n;
+}
+
+}  // namespace
+
+int bench_command(std::span<const std::string> args) {
+  if (args.empty()) throw UsageError("name a benchmark");
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::fputs(kBenchUsage, stdout);
+    return 0;
+  }
+  if (args[0] != "trace") throw UsageError("unknown benchmark '" + args[0] + "'");
+  bench::TraceBenchOptions options;
+  bool json = false;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      json = true;
+    } else if (a == "--no-peers") {
+      options.peers = false;
+    } else if (a == "--ops") {
+      options.ops = positive_arg(args, i);
+    } else if (a == "--reps") {
+      options.reps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
+    } else {
+      throw UsageError("unknown option '" + a + "'");
+    }
+  }
+  bench::TraceBenchResult r = bench::run_trace_bench(options);
+  if (json) {
+    std::printf("%s\n", bench::to_json(r).dump().c_str());
+  } else {
+    std::fputs(bench::to_table(r).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace lazax::cli
