@@ -43,7 +43,7 @@ case "${1:-}" in
     (cd build && ctest --output-on-failure -j "$JOBS")
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
-    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir")
+    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io")
     ;;
   bench)
     install_missing

@@ -1,0 +1,197 @@
+// `lazax run PROGRAM.lzir --inputs a.npy,b.npy --out DIR [--backend reference]`
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli.h"
+#include "lazax/io/npy.h"
+#include "lazax/ir/interpreter.h"
+#include "lazax/ir/printer.h"
+
+namespace lazax::cli {
+
+const char* const kRunUsage =
+    "usage: lazax run PROGRAM.lzir [--inputs A.npy,B.npy,...] --out DIR [--backend NAME]\n"
+    "  Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
+    "  parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
+    "  (DIR is created if missing). --backend defaults to 'reference'.\n";
+
+namespace {
+
+using Runner = std::vector<Literal> (*)(const Function&, std::span<const Literal>);
+
+struct BackendRow {
+  const char* name;
+  Runner run;
+};
+// The backends the tool can run programs with.
+const BackendRow kBackends[] = {
+    {"reference", [](const Function& f, std::span<const Literal> args) { return interpret(f, args); }},
+};
+
+const BackendRow& find_backend(const std::string& name) {
+  for (const BackendRow& b : kBackends)
+    if (name == b.name) return b;
+  throw UsageError("unknown backend '" + name + "'; available backends: " + backend_list());
+}
+
+std::string read_text_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw IOError("[run] " + path + ": is a directory, not a program");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError("[run] cannot open the program " + path + ": " + std::strerror(errno));
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) throw IOError("[run] cannot read the program " + path);
+  return s.str();
+}
+
+// The Function API keeps no parameter names, so take them from the signature in the text:
+// `func @main(%x: f32[2,3], %w: ...)`. Falls back to "#i" when the text is unusual.
+std::vector<std::string> param_names(const std::string& text, const Function& f) {
+  std::vector<std::string> names;
+  size_t at = text.find("func @" + f.name() + "(");
+  if (at != std::string::npos) {
+    at = text.find('(', at);
+    int depth = 0;
+    for (size_t i = at; i < text.size(); ++i) {
+      char c = text[i];
+      if (c == '(' || c == '[') ++depth;
+      if (c == ')' || c == ']') {
+        if (--depth == 0) break;
+      }
+      if (c == '%' && depth == 1) {
+        size_t j = i + 1;
+        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) ||
+                                   text[j] == '_' || text[j] == '.'))
+          ++j;
+        names.push_back(text.substr(i, j - i));
+        i = j - 1;
+      }
+    }
+  }
+  if (static_cast<int>(names.size()) != f.num_params()) {
+    names.clear();
+    for (int i = 0; i < f.num_params(); ++i) names.push_back("#" + std::to_string(i));
+  }
+  return names;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  if (s.empty()) return out;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = s.find(',', start);
+    out.push_back(s.substr(start, comma - start));
+    if (out.back().empty()) throw UsageError("empty file name in --inputs '" + s + "'");
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
+
+std::string backend_list() {
+  std::string s;
+  for (const BackendRow& b : kBackends) s += (s.empty() ? "" : ", ") + std::string(b.name);
+  return s;
+}
+
+std::vector<Literal> run_program(const RunRequest& req) {
+  namespace fs = std::filesystem;
+  const BackendRow& backend = find_backend(req.backend);
+  const std::string text = read_text_file(req.program_path);
+  FunctionPtr f;
+  try {
+    f = parse_program(text);
+  } catch (const Error& e) {
+    throw Error(req.program_path + ": " + e.what());
+  }
+  const std::vector<std::string> names = param_names(text, *f);
+  const int n = f->num_params();
+  if (static_cast<int>(req.input_paths.size()) != n) {
+    std::string sig;
+    for (int i = 0; i < n; ++i)
+      sig += (i ? ", " : "") + names[static_cast<size_t>(i)] + ": " + f->param_type(i).str();
+    throw ValueError("[run] @" + f->name() + " of " + req.program_path + " takes " +
+                     std::to_string(n) + " input" + (n == 1 ? "" : "s") + " (" + sig + "), got " +
+                     std::to_string(req.input_paths.size()) + "; pass one .npy file per parameter "
+                     "with --inputs a.npy,b.npy");
+  }
+  std::vector<Literal> inputs;
+  for (int i = 0; i < n; ++i) {
+    const std::string& path = req.input_paths[static_cast<size_t>(i)];
+    Literal v = read_npy(path);
+    const TensorType want = f->param_type(i);
+    if (v.type != want) {
+      std::string msg = "[run] input " + std::to_string(i) + " (" + names[static_cast<size_t>(i)] +
+                        ") should be " + want.str() + ", got " + v.type.str() + " from " + path;
+      if (v.dtype() != want.dtype) throw DTypeError(msg);
+      throw ShapeError(msg);
+    }
+    inputs.push_back(std::move(v));
+  }
+  std::vector<Literal> outputs = backend.run(*f, inputs);
+
+  std::error_code ec;
+  fs::create_directories(req.out_dir, ec);
+  if (ec || !fs::is_directory(req.out_dir))
+    throw IOError("[run] cannot create the output directory " + req.out_dir +
+                  (ec ? ": " + ec.message() : ": a file of that name exists"));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    write_npy((fs::path(req.out_dir) / ("out" + std::to_string(i) + ".npy")).string(), outputs[i]);
+  return outputs;
+}
+
+int run_command(std::span<const std::string> args) {
+  RunRequest req;
+  bool have_out = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kRunUsage, stdout);
+      return 0;
+    }
+    if (a.rfind("--", 0) == 0) {
+      std::string value;
+      size_t eq = a.find('=');
+      if (eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+      } else {
+        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+        value = args[++i];
+      }
+      if (a == "--inputs") {
+        req.input_paths = split_commas(value);
+      } else if (a == "--out") {
+        if (value.empty()) throw UsageError("--out needs a directory");
+        req.out_dir = value;
+        have_out = true;
+      } else if (a == "--backend") {
+        req.backend = value;
+      } else {
+        throw UsageError("unknown option " + a);
+      }
+    } else if (req.program_path.empty()) {
+      req.program_path = a;
+    } else {
+      throw UsageError("unexpected argument '" + a + "' (one program at a time; inputs go in --inputs)");
+    }
+  }
+  if (req.program_path.empty()) throw UsageError("missing the program file");
+  if (!have_out) throw UsageError("missing --out DIR");
+  find_backend(req.backend);  // a usage error before any work
+  std::vector<Literal> outputs = run_program(req);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    std::printf("out%zu.npy: %s\n", i, outputs[i].type.str().c_str());
+  return 0;
+}
+
+}  // namespace lazax::cli

@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+"""Runs the `lazax` tool on good and bad command lines and checks exit codes and messages.
+
+usage: cli_errors.py PATH/TO/lazax SCRATCH_DIR   (run by ctest as apps.cli_errors)
+Exit codes: 0 success, 1 a lazax error (message on stderr), 2 a malformed command line.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+LAZAX, SCRATCH = sys.argv[1], sys.argv[2]
+shutil.rmtree(SCRATCH, ignore_errors=True)
+os.makedirs(SCRATCH)
+
+
+def path(name):
+    return os.path.join(SCRATCH, name)
+
+
+PROGRAM = """\
+func @main(%x: f32[2,3], %w: f32[3,4]) -> (f32[2,4], f32[2,3]) {
+  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], rhs_contracting=[0]} : f32[2,4]
+  %1 = neg(%x) : f32[2,3]
+  return %0, %1
+}
+"""
+with open(path("prog.lzir"), "w") as f:
+    f.write(PROGRAM)
+with open(path("bad.lzir"), "w") as f:
+    f.write("func @main(%x: f32[2]) -> (f32[2]) {\n  %0 = frobnicate(%x) : f32[2]\n  return %0\n}\n")
+x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+np.save(path("x.npy"), x)
+np.save(path("w.npy"), w)
+np.save(path("wT.npy"), w.T.copy())
+np.save(path("x64.npy"), x.astype(np.float64))
+with open(path("garbage.npy"), "wb") as f:
+    f.write(b"this is not numpy")
+with open(path("a_file"), "w") as f:
+    f.write("in the way")
+
+failures = []
+checks = 0
+
+
+def check(name, args, code, *fragments, stream="stderr", timeout=120):
+    global checks
+    checks += 1
+    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, timeout=timeout)
+    text = r.stderr if stream == "stderr" else r.stdout
+    problems = []
+    if r.returncode != code:
+        problems.append(f"exit code {r.returncode}, wanted {code}")
+    for frag in fragments:
+        if frag not in text:
+            problems.append(f"{stream} lacks {frag!r}")
+    if problems:
+        failures.append(name)
+        print(f"FAIL {name}: {'; '.join(problems)}\n  stdout: {r.stdout!r}\n  stderr: {r.stderr!r}")
+    else:
+        print(f"ok   {name}")
+    return r
+
+
+P, X, W = path("prog.lzir"), path("x.npy"), path("w.npy")
+out = path("out/nested")
+check("no arguments", [], 2, "usage: lazax COMMAND")
+check("help", ["--help"], 0, "run", "demo", stream="stdout")
+check("unknown command", ["frob"], 2, "unknown command 'frob'")
+check("run --help", ["run", "--help"], 0, "usage: lazax run", stream="stdout")
+check("missing --out", ["run", P, "--inputs", f"{X},{W}"], 2, "missing --out DIR", "usage: lazax run")
+check("missing program", ["run", "--out", out], 2, "missing the program file")
+check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "unknown option --frob")
+check("option without value", ["run", P, "--out"], 2, "--out needs a value")
+check("two programs", ["run", P, P, "--out", out], 2, "unexpected argument")
+check("unknown backend", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--backend", "tpu"], 2,
+      "unknown backend 'tpu'; available backends: reference")
+check("too few inputs", ["run", P, "--inputs", X, "--out", out], 1,
+      "[run] @main of", "takes 2 inputs (%x: f32[2,3], %w: f32[3,4]), got 1")
+check("no inputs", ["run", P, "--out", out], 1, "takes 2 inputs", "got 0")
+check("too many inputs", ["run", P, "--inputs", f"{X},{W},{X}", "--out", out], 1, "got 3")
+check("wrong shape", ["run", P, "--inputs", f"{X},{path('wT.npy')}", "--out", out], 1,
+      f"[run] input 1 (%w) should be f32[3,4], got f32[4,3] from {path('wT.npy')}")
+check("wrong dtype", ["run", P, "--inputs", f"{path('x64.npy')},{W}", "--out", out], 1,
+      "[run] input 0 (%x) should be f32[2,3], got f64[2,3]")
+check("missing input file", ["run", P, "--inputs", f"{X},{path('nope.npy')}", "--out", out], 1,
+      f"[npy] {path('nope.npy')}: cannot open")
+check("not an npy file", ["run", P, "--inputs", f"{path('garbage.npy')},{W}", "--out", out], 1,
+      "garbage.npy: not a .npy file")
+check("missing program file", ["run", path("nope.lzir"), "--out", out], 1,
+      "cannot open the program", "nope.lzir")
+check("malformed program", ["run", path("bad.lzir"), "--inputs", X, "--out", out], 1,
+      "bad.lzir", "[parse] line 2", "frobnicate")
+check("out is a file", ["run", P, "--inputs", f"{X},{W}", "--out", path("a_file")], 1,
+      "cannot create the output directory")
+assert not os.path.exists(out), "no output directory may appear after failed runs"
+
+r = check("good run", ["run", P, "--inputs", f"{X},{W}", "--out", out], 0,
+          "out0.npy: f32[2,4]", "out1.npy: f32[2,3]", stream="stdout")
+checks += 1
+if r.returncode == 0:
+    got0, got1 = np.load(os.path.join(out, "out0.npy")), np.load(os.path.join(out, "out1.npy"))
+    if not (np.allclose(got0, x.astype(np.float64) @ w, rtol=1e-6, atol=1e-6) and
+            np.array_equal(got1, -x)):
+        failures.append("good run values")
+        print("FAIL good run values:", got0, got1)
+check("--flag=value spelling", ["run", P, f"--inputs={X},{W}", f"--out={out}", "--backend=reference"], 0,
+      "out0.npy", stream="stdout")
+check("demo", ["demo"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
+check("demo with arguments", ["demo", "x"], 2, "demo takes no arguments")
+
+print(f"{checks - len(failures)} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)
