@@ -1,0 +1,214 @@
+// VJP and JVP rules of the elementwise primitives. Operands of an elementwise primitive have one
+// shape and dtype (lax semantics), so cotangents need no unbroadcasting here: the Tensor API's
+// broadcasts are broadcast_in_dim nodes with their own rule.
+#include <cmath>
+
+#include "common.h"
+
+namespace lazax::autodiff {
+using namespace detail;
+
+namespace {
+
+// Rules of a unary op f with f'(x) = deriv(x, out): ct * f'(x) and t * f'(x). `deriv` is written
+// with tensor ops on the saved input/output, so the rule is differentiable again.
+template <class Deriv>
+Tensors unary_vjp(const OpContext& c, const Tensors& cts, Deriv deriv) {
+  if (!cts[0].defined() || !needs_ct(c, 0)) return {Tensor()};
+  return {cts[0] * deriv(c.inputs[0], c.outputs[0])};
+}
+template <class Deriv>
+Tensors unary_jvp(const OpContext& c, const Tensors& ts, Deriv deriv) {
+  if (!ts[0].defined() || !is_floating(c.outputs[0].dtype())) return {Tensor()};
+  return {ts[0] * deriv(c.inputs[0], c.outputs[0])};
+}
+
+// The weight of operand a in max(a, b) (or min): 1 where a wins, 1/2 on ties (as JAX and
+// PyTorch), 0 where b wins. A constant: comparisons carry no gradient.
+Tensor chooser_weight(const OpContext& c, bool is_max) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor wins = is_max ? gt(a, b) : lt(a, b);
+  return wins.to(a.dtype()) + eq(a, b).to(a.dtype()) * 0.5;
+}
+
+Tensors chooser_vjp(const OpContext& c, const Tensors& cts, bool is_max) {
+  if (!cts[0].defined() || !is_floating(c.inputs[0].dtype())) return {Tensor(), Tensor()};
+  Tensor w = chooser_weight(c, is_max);
+  Tensors out(2);
+  if (needs_ct(c, 0)) out[0] = cts[0] * w;
+  if (needs_ct(c, 1)) out[1] = cts[0] * (1.0 - w);
+  return out;
+}
+
+Tensors chooser_jvp(const OpContext& c, const Tensors& ts, bool is_max) {
+  if (all_undefined(ts) || !is_floating(c.inputs[0].dtype())) return {Tensor()};
+  Tensor w = chooser_weight(c, is_max);
+  Tensor r;
+  if (ts[0].defined()) r = ts[0] * w;
+  if (ts[1].defined()) r = add_maybe(r, ts[1] * (1.0 - w));
+  return {r};
+}
+
+}  // namespace
+
+// ---- leaves of arithmetic ----
+
+Tensors vjp_add(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined()) return no_cts(c);
+  return {needs_ct(c, 0) ? cts[0] : Tensor(), needs_ct(c, 1) ? cts[0] : Tensor()};
+}
+Tensors jvp_add(const OpContext&, const Tensors& ts) { return {add_maybe(ts[0], ts[1])}; }
+
+Tensors vjp_sub(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined()) return no_cts(c);
+  return {needs_ct(c, 0) ? cts[0] : Tensor(), needs_ct(c, 1) ? neg(cts[0]) : Tensor()};
+}
+Tensors jvp_sub(const OpContext&, const Tensors& ts) {
+  if (!ts[1].defined()) return {ts[0]};
+  if (!ts[0].defined()) return {neg(ts[1])};
+  return {ts[0] - ts[1]};
+}
+
+Tensors vjp_mul(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !is_floating(c.inputs[0].dtype())) return no_cts(c);
+  return {needs_ct(c, 0) ? cts[0] * c.inputs[1] : Tensor(),
+          needs_ct(c, 1) ? c.inputs[0] * cts[0] : Tensor()};
+}
+Tensors jvp_mul(const OpContext& c, const Tensors& ts) {
+  if (!is_floating(c.inputs[0].dtype())) return {Tensor()};
+  Tensor r;
+  if (ts[0].defined()) r = ts[0] * c.inputs[1];
+  if (ts[1].defined()) r = add_maybe(r, c.inputs[0] * ts[1]);
+  return {r};
+}
+
+// out = a / b: d/da = 1/b, d/db = -out/b.
+Tensors vjp_div(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !is_floating(c.inputs[0].dtype())) return no_cts(c);
+  Tensor g = cts[0] / c.inputs[1];
+  return {needs_ct(c, 0) ? g : Tensor(), needs_ct(c, 1) ? neg(g * c.outputs[0]) : Tensor()};
+}
+Tensors jvp_div(const OpContext& c, const Tensors& ts) {
+  if (all_undefined(ts) || !is_floating(c.inputs[0].dtype())) return {Tensor()};
+  Tensor num = ts[0];
+  if (ts[1].defined())
+    num = ts[0].defined() ? ts[0] - ts[1] * c.outputs[0] : neg(ts[1] * c.outputs[0]);
+  return {num / c.inputs[1]};
+}
+
+Tensors vjp_neg(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !needs_ct(c, 0)) return {Tensor()};
+  return {neg(cts[0])};
+}
+Tensors jvp_neg(const OpContext& c, const Tensors& ts) {
+  if (!ts[0].defined() || !is_floating(c.outputs[0].dtype())) return {Tensor()};
+  return {neg(ts[0])};
+}
+
+// ---- unary functions ----
+// d/dx written with tensor ops on the saved input x and output out.
+#define LAZAX_UNARY_RULES(name, expr)                                                           \
+  Tensors vjp_##name(const OpContext& c, const Tensors& cts) {                                  \
+    return unary_vjp(c, cts,                                                                    \
+                     []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& out) { \
+                       return (expr);                                                           \
+                     });                                                                        \
+  }                                                                                             \
+  Tensors jvp_##name(const OpContext& c, const Tensors& ts) {                                   \
+    return unary_jvp(c, ts,                                                                     \
+                     []([[maybe_unused]] const Tensor& x, [[maybe_unused]] const Tensor& out) { \
+                       return (expr);                                                           \
+                     });                                                                        \
+  }
+LAZAX_UNARY_RULES(abs, sign(x))
+LAZAX_UNARY_RULES(exp, out)
+LAZAX_UNARY_RULES(log, 1.0 / x)
+LAZAX_UNARY_RULES(log1p, 1.0 / (x + 1.0))
+LAZAX_UNARY_RULES(expm1, out + 1.0)
+LAZAX_UNARY_RULES(tanh, 1.0 - out * out)
+LAZAX_UNARY_RULES(logistic, out*(1.0 - out))
+LAZAX_UNARY_RULES(sqrt, 0.5 / out)
+LAZAX_UNARY_RULES(rsqrt, out / x * -0.5)
+LAZAX_UNARY_RULES(sin, cos(x))
+LAZAX_UNARY_RULES(cos, -sin(x))
+LAZAX_UNARY_RULES(erf, exp(-(x* x)) * (2.0 / std::sqrt(M_PI)))
+#undef LAZAX_UNARY_RULES
+
+// Piecewise-constant functions: zero derivative almost everywhere (as JAX and PyTorch).
+Tensors vjp_sign(const OpContext& c, const Tensors&) { return no_cts(c); }
+Tensors jvp_sign(const OpContext& c, const Tensors&) { return no_tangents(c); }
+Tensors vjp_floor(const OpContext& c, const Tensors&) { return no_cts(c); }
+Tensors jvp_floor(const OpContext& c, const Tensors&) { return no_tangents(c); }
+Tensors vjp_round(const OpContext& c, const Tensors&) { return no_cts(c); }
+Tensors jvp_round(const OpContext& c, const Tensors&) { return no_tangents(c); }
+
+// ---- pow ----
+// d/da a^b = b a^(b-1) (0 where b == 0, so 0^0 has slope 0 as in JAX);
+// d/db a^b = a^b log(a), with log(0) replaced by 0 (JAX's _replace_zero).
+namespace {
+Tensor pow_dlhs(const OpContext& c) {
+  const Tensor &a = c.inputs[0], &b = c.inputs[1];
+  Tensor zero = full_like_value(b, 0.0);
+  return prim(OpCode::select, {eq(b, zero), zero, b * pow(a, b - 1.0)});
+}
+Tensor pow_drhs(const OpContext& c) {
+  const Tensor& a = c.inputs[0];
+  Tensor safe = prim(OpCode::select, {eq(a, full_like_value(a, 0.0)), full_like_value(a, 1.0), a});
+  return c.outputs[0] * log(safe);
+}
+}  // namespace
+
+Tensors vjp_pow(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined()) return no_cts(c);
+  return {needs_ct(c, 0) ? cts[0] * pow_dlhs(c) : Tensor(),
+          needs_ct(c, 1) ? cts[0] * pow_drhs(c) : Tensor()};
+}
+Tensors jvp_pow(const OpContext& c, const Tensors& ts) {
+  Tensor r;
+  if (ts[0].defined()) r = ts[0] * pow_dlhs(c);
+  if (ts[1].defined()) r = add_maybe(r, ts[1] * pow_drhs(c));
+  return {r};
+}
+
+// ---- max / min ----
+Tensors vjp_max(const OpContext& c, const Tensors& cts) { return chooser_vjp(c, cts, true); }
+Tensors jvp_max(const OpContext& c, const Tensors& ts) { return chooser_jvp(c, ts, true); }
+Tensors vjp_min(const OpContext& c, const Tensors& cts) { return chooser_vjp(c, cts, false); }
+Tensors jvp_min(const OpContext& c, const Tensors& ts) { return chooser_jvp(c, ts, false); }
+
+// ---- compare, select, convert ----
+
+// Bool results: never on the tape, no derivative.
+Tensors vjp_compare(const OpContext& c, const Tensors&) { return no_cts(c); }
+Tensors jvp_compare(const OpContext& c, const Tensors&) { return no_tangents(c); }
+
+// select(pred, on_true, on_false): the cotangent goes to the branch that was picked; the
+// predicate gets none.
+Tensors vjp_select(const OpContext& c, const Tensors& cts) {
+  const Tensor& ct = cts[0];
+  if (!ct.defined() || !is_floating(c.inputs[1].dtype())) return no_cts(c);
+  const Tensor& pred = c.inputs[0];
+  Tensor zero = zeros_like_type(ct);
+  return {Tensor(), needs_ct(c, 1) ? prim(OpCode::select, {pred, ct, zero}) : Tensor(),
+          needs_ct(c, 2) ? prim(OpCode::select, {pred, zero, ct}) : Tensor()};
+}
+Tensors jvp_select(const OpContext& c, const Tensors& ts) {
+  if ((!ts[1].defined() && !ts[2].defined()) || !is_floating(c.outputs[0].dtype()))
+    return {Tensor()};
+  const Tensor& like = c.outputs[0];
+  return {prim(OpCode::select, {c.inputs[0], or_zeros(ts[1], like), or_zeros(ts[2], like)})};
+}
+
+// Between floating dtypes the cotangent converts back; to or from integers and bool there is
+// no derivative.
+Tensors vjp_convert(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !needs_ct(c, 0) || !is_floating(c.outputs[0].dtype())) return {Tensor()};
+  return {cts[0].to(c.inputs[0].dtype())};
+}
+Tensors jvp_convert(const OpContext& c, const Tensors& ts) {
+  if (!ts[0].defined() || !is_floating(c.inputs[0].dtype()) || !is_floating(c.outputs[0].dtype()))
+    return {Tensor()};
+  return {ts[0].to(c.outputs[0].dtype())};
+}
+
+}  // namespace lazax::autodiff
