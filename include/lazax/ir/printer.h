@@ -15,9 +15,10 @@ struct PrintOptions {
 // Sub-functions with clashing names are renamed with a numeric suffix.
 std::string print_program(const Function& main, PrintOptions opts = {});
 
-// Parses a file of one or more functions and returns @main (or the only function when there is
-// one). Throws ParseError with line and column for malformed text, ShapeError/VerifyError when the
-// program is well-formed text but wrong.
+// Parses a file of one or more functions (in any order) and returns @main, or the last function
+// when none is named main. Throws ParseError with the line and column of the offending token for
+// any bad input, including programs that read well but break a shape rule (the rule's message is
+// kept).
 FunctionPtr parse_program(std::string_view text);
 
 // Graphviz DOT of one function (sub-functions appear as clusters).
