@@ -64,6 +64,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     if (it != g_vjp_cache.end()) return it->second;
   }
   metrics::counter("VjpProgramBuilds").add();
+  metrics::ScopedTimer timed(metrics::timer("VjpBuildTime"));
   std::vector<TensorType> in_types = f->param_types(), out_types = f->result_types();
   size_t n_in = in_types.size(), n_out = out_types.size();
   VjpPrograms p;

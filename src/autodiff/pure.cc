@@ -40,6 +40,7 @@ void note_cache_miss(const std::string& name, const std::string& key, size_t ent
 std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,
                                       const std::vector<Tensor>& args, const FlatFn& body) {
   c_traces.add();
+  metrics::ScopedTimer timed(metrics::timer("TraceTime"));
   auto e = std::make_shared<PureEntry>();
   TraceScope scope(name, where);
   std::vector<Tensor> ph;

@@ -8,6 +8,7 @@
 #include "lazax/ir/printer.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/pure.h"
+#include "lazax/runtime/metrics_report.h"
 #include "lazax/random.h"
 #include "lazax/trace/scope.h"
 #include "lazax/transforms.h"
@@ -298,4 +299,15 @@ TEST(AssumePure, CallNodeCountIsFlat) {
   Tensor y = big(x);
   EXPECT_LE(counter("OpsRecorded") - recorded, 2);
   lazax::sync();
+}
+
+TEST(AssumePure, MetricsReportShowsTracesAndTimes) {
+  auto f = assume_pure([](const Tensor& x) { return x * 3.0; });
+  f(ones({7}));
+  lazax::sync();
+  std::string r = metrics::report();
+  for (const char* key : {"PureTraces", "PureCalls", "TraceTime", "OpsRecorded", "Syncs",
+                          "CachedCompile", "UncachedCompile", "CompileTime", "ExecuteTime",
+                          "LiveBuffers", "LiveBytes", "PeakBytes"})
+    EXPECT_NE(r.find(key), std::string::npos) << key << "\n" << r;
 }
