@@ -8,34 +8,28 @@
 #include <sstream>
 
 #include "cli.h"
+#include "lazax/backend/backend.h"
 #include "lazax/io/npy.h"
-#include "lazax/ir/interpreter.h"
 #include "lazax/ir/printer.h"
 
 namespace lazax::cli {
 
 const char* const kRunUsage =
     "usage: lazax run PROGRAM.lzir [--inputs A.npy,B.npy,...] --out DIR [--backend NAME]\n"
+    "                 [--grad]\n"
     "  Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
     "  parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
-    "  (DIR is created if missing). --backend defaults to 'reference'.\n";
+    "  (DIR is created if missing). --backend defaults to 'reference'.\n"
+    "  --grad also writes DIR/grad0.npy, grad1.npy, ...: the gradient of result 0 (a floating\n"
+    "  scalar) with respect to each parameter (zeros where it does not depend on it, and for\n"
+    "  integer parameters), computed by lazax's autodiff rules.\n";
 
 namespace {
 
-using Runner = std::vector<Literal> (*)(const Function&, std::span<const Literal>);
-
-struct BackendRow {
-  const char* name;
-  Runner run;
-};
-// The backends the tool can run programs with.
-const BackendRow kBackends[] = {
-    {"reference", [](const Function& f, std::span<const Literal> args) { return interpret(f, args); }},
-};
-
-const BackendRow& find_backend(const std::string& name) {
-  for (const BackendRow& b : kBackends)
-    if (name == b.name) return b;
+// `--backend` takes any backend of the backend layer (backend_names()).
+void check_backend(const std::string& name) {
+  for (const std::string& b : backend_names())
+    if (name == b) return;
   throw UsageError("unknown backend '" + name + "'; available backends: " + backend_list());
 }
 
@@ -99,13 +93,13 @@ std::vector<std::string> split_commas(const std::string& s) {
 
 std::string backend_list() {
   std::string s;
-  for (const BackendRow& b : kBackends) s += (s.empty() ? "" : ", ") + std::string(b.name);
+  for (const std::string& b : backend_names()) s += (s.empty() ? "" : ", ") + b;
   return s;
 }
 
 std::vector<Literal> run_program(const RunRequest& req) {
   namespace fs = std::filesystem;
-  const BackendRow& backend = find_backend(req.backend);
+  check_backend(req.backend);
   const std::string text = read_text_file(req.program_path);
   FunctionPtr f;
   try {
@@ -137,7 +131,7 @@ std::vector<Literal> run_program(const RunRequest& req) {
     }
     inputs.push_back(std::move(v));
   }
-  std::vector<Literal> outputs = backend.run(*f, inputs);
+  std::vector<Literal> outputs = make_backend(req.backend)->compile(f)->run(inputs);
 
   std::error_code ec;
   fs::create_directories(req.out_dir, ec);
@@ -146,6 +140,11 @@ std::vector<Literal> run_program(const RunRequest& req) {
                   (ec ? ": " + ec.message() : ": a file of that name exists"));
   for (size_t i = 0; i < outputs.size(); ++i)
     write_npy((fs::path(req.out_dir) / ("out" + std::to_string(i) + ".npy")).string(), outputs[i]);
+  if (req.grad) {
+    std::vector<Literal> grads = program_gradients(*f, inputs);
+    for (size_t i = 0; i < grads.size(); ++i)
+      write_npy((fs::path(req.out_dir) / ("grad" + std::to_string(i) + ".npy")).string(), grads[i]);
+  }
   return outputs;
 }
 
@@ -157,6 +156,10 @@ int run_command(std::span<const std::string> args) {
     if (a == "--help" || a == "-h") {
       std::fputs(kRunUsage, stdout);
       return 0;
+    }
+    if (a == "--grad") {
+      req.grad = true;
+      continue;
     }
     if (a.rfind("--", 0) == 0) {
       std::string value;
@@ -187,7 +190,7 @@ int run_command(std::span<const std::string> args) {
   }
   if (req.program_path.empty()) throw UsageError("missing the program file");
   if (!have_out) throw UsageError("missing --out DIR");
-  find_backend(req.backend);  // a usage error before any work
+  check_backend(req.backend);  // a usage error before any work
   std::vector<Literal> outputs = run_program(req);
   for (size_t i = 0; i < outputs.size(); ++i)
     std::printf("out%zu.npy: %s\n", i, outputs[i].type.str().c_str());
