@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 
 namespace lazax::cli {
@@ -22,11 +23,17 @@ struct RunRequest {
   std::vector<std::string> input_paths;
   std::string out_dir;
   std::string backend = "reference";
+  bool grad = false;  // also write DIR/grad<i>.npy (program_gradients)
 };
 
 // Parses the program, reads and checks the inputs against @main's parameters, runs the backend
 // and writes out_dir/out0.npy, out1.npy, ...; returns the outputs. Throws lazax::Error.
 std::vector<Literal> run_program(const RunRequest& request);
+
+// `--grad`: the gradient of @main's result 0 (a floating scalar) with respect to each parameter,
+// by the autodiff rules (run_grad.cc); zeros for parameters it does not depend on and for
+// integer and bool parameters.
+std::vector<Literal> program_gradients(const Function& f, const std::vector<Literal>& inputs);
 
 // Names of the backends `--backend` accepts, comma-separated.
 std::string backend_list();
