@@ -44,6 +44,13 @@ case "${1:-}" in
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
     (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io")
+    echo "[lazax.sh] fuzzing the IR parser with libFuzzer for ${LAZAX_FUZZ_SECONDS:-30} s"
+    if ! tests/fuzz/run_fuzz.sh "${LAZAX_FUZZ_SECONDS:-30}" > build-fuzz.log 2>&1; then
+      tail -40 build-fuzz.log
+      echo "[lazax.sh] the parser fuzzer failed (log: build-fuzz.log)" >&2
+      exit 1
+    fi
+    grep -E "^Done|stat::number_of_executed_units" build-fuzz.log | tail -2 || true
     ;;
   bench)
     install_missing
