@@ -105,7 +105,7 @@ std::vector<Literal> run_program(const RunRequest& req) {
   try {
     f = parse_program(text);
   } catch (const Error& e) {
-    throw Error(req.program_path + ": " + e.what());
+    throw Error("[run] " + req.program_path + ": " + e.what());
   }
   const std::vector<std::string> names = param_names(text, *f);
   const int n = f->num_params();
