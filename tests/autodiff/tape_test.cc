@@ -97,6 +97,16 @@ TEST(Tape, WhileLoopUnderReverseModeRaises) {
   check(error_of<NotDifferentiableError>([&] { square_three_times(p)[1].sum().backward(); }));
 }
 
+TEST(Tape, WhileLoopUnderForwardModeWorks) {
+  // jvp of v^8 (squared three times) is 8 v^7 t; forward-over-forward works too.
+  Tensor v = rnd({2}, 14), t = rnd({2}, 15);
+  auto [out, tan] = jvp([](const Tensor& x) { return square_three_times(x)[1]; },
+                        std::make_tuple(v), std::make_tuple(t));
+  expect_near(values(tan), values(pow(v, 7.0) * t * 8.0), 1e-9);
+  expect_grads([](const Tensors& a) { return Tensors{square_three_times(a[0])[1]}; }, {v}, 2,
+               Modes::fwd);
+}
+
 TEST(Tape, GradientsAccumulateAcrossBackwardCalls) {
   Tensor x = rnd({3}, 6);
   Tensor p = x.detach();
