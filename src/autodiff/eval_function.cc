@@ -1,9 +1,10 @@
-// eval_function: a Function replayed node by node with apply_primitive.
+// eval_function: argument checks with errors that name the parameter, then replay (the one
+// place that replays a Function on tensors, autodiff/function_ad.cc).
 #include "lazax/autodiff/eval_function.h"
 
 #include <string>
 
-#include "lazax/autodiff/rules.h"
+#include "lazax/autodiff/function_ad.h"
 #include "lazax/core/error.h"
 
 namespace lazax::autodiff {
@@ -26,24 +27,7 @@ std::vector<Tensor> eval_function(const Function& f, const std::vector<Tensor>& 
       throw ShapeError("[eval_function] argument " + std::to_string(i) + " of @" + f.name() +
                        " must be " + want.str() + ", got " + a.type_str());
   }
-  // values[node][output]
-  std::vector<std::vector<Tensor>> values(f.nodes().size());
-  for (size_t k = 0; k < f.nodes().size(); ++k) {
-    const Node& node = f.nodes()[k];
-    if (node.op == OpCode::parameter) {
-      values[k] = {args[static_cast<size_t>(node.attr<ParameterAttrs>().index)]};
-      continue;
-    }
-    std::vector<Tensor> operands;
-    operands.reserve(node.operands.size());
-    for (const ValueRef& v : node.operands)
-      operands.push_back(values[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
-    values[k] = apply_primitive(node.op, node.attrs, operands);
-  }
-  std::vector<Tensor> results;
-  for (const ValueRef& r : f.results())
-    results.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
-  return results;
+  return replay(f, args);
 }
 
 }  // namespace lazax::autodiff
