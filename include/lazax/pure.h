@@ -28,6 +28,10 @@ struct PureOptions {
   bool check_pure = false;   // re-trace on every call and compare (also LAZAX_CHECK_PURE=1)
 };
 
+namespace autodiff {
+struct VjpPrograms;
+}
+
 namespace detail {
 struct PureEntry {
   FunctionPtr fn;
@@ -37,6 +41,9 @@ struct PureEntry {
   std::vector<std::pair<size_t, size_t>> arg_writebacks;    // (result, flat argument)
   std::vector<std::pair<size_t, Tensor>> outer_writebacks;  // (result, captured target)
   std::any out_like;             // the output structure (tensors undefined)
+  // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
+  mutable const autodiff::VjpPrograms* vjp = nullptr;
+  mutable std::vector<bool> vjp_wrt;
 };
 using FlatFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,
@@ -62,13 +69,16 @@ class PureFunction {
   auto operator()(const Args&... args) {
     using ArgsT = std::tuple<Args...>;
     using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
-    ArgsT like{args...};
-    std::vector<Tensor> flat = tree_flatten(like);
-    std::string key = tree_structure(like);
+    // The hot path (a cached signature) flattens and hashes the arguments, building no strings.
+    std::vector<Tensor> flat;
+    (TreeTraits<Args>::flatten(args, flat), ...);
+    uint64_t key = signature_key(args...);
     auto it = cache_.find(key);
     bool stale = it != cache_.end() && !captures_match(*it->second);
     if (it == cache_.end() || stale || opts_.check_pure) {
-      if (it == cache_.end()) detail::note_cache_miss(opts_.name, key, cache_.size());
+      ArgsT like{args...};
+      if (it == cache_.end())
+        detail::note_cache_miss(opts_.name, tree_structure(like), cache_.size());
       std::optional<Out> out_like;
       auto entry = detail::trace_pure(opts_.name, where_, flat,
                                       [&](const std::vector<Tensor>& ph) {
@@ -92,11 +102,22 @@ class PureFunction {
   // The traced program of the most recent signature with this structure (for inspection).
   template <class... Args>
   FunctionPtr program(const Args&... args) const {
-    auto it = cache_.find(tree_structure(std::tuple<Args...>{args...}));
+    auto it = cache_.find(signature_key(args...));
     return it == cache_.end() ? nullptr : it->second->fn;
   }
 
  private:
+  // The cache key of an input signature: tree_key(std::tuple<Args...>{args...}), without
+  // copying the arguments into a tuple.
+  template <class... Args>
+  static uint64_t signature_key(const Args&... args) {
+    TreeKey k;
+    k.add(TreeKey::kTuple | sizeof...(Args));
+    (TreeTraits<Args>::key(args, k), ...);
+    k.add(TreeKey::kEnd);
+    return k.digest();
+  }
+
   static bool captures_match(const detail::PureEntry& e) {
     for (size_t i = 0; i < e.captures.size(); ++i)
       if (e.captures[i].dtype() != e.capture_types[i].dtype ||
@@ -108,7 +129,7 @@ class PureFunction {
   F f_;
   PureOptions opts_;
   std::string where_;
-  std::unordered_map<std::string, std::shared_ptr<detail::PureEntry>> cache_;
+  std::unordered_map<uint64_t, std::shared_ptr<detail::PureEntry>> cache_;
 };
 
 template <class F>

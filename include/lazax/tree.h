@@ -3,14 +3,22 @@
 // structs that list their fields once with LAZAX_TREE_FIELDS(a, b, ...). Arithmetic values,
 // bools and strings are static leaves: they hold no tensor, are part of the structure key, and
 // are carried through unchanged.
+//
+// Each TreeTraits<T> has flatten, unflatten, structure (the structure as readable text, for
+// messages) and key (the same structure as words for TreeKey: what the caches of assume_pure and
+// jit look up on every call, so it builds no strings).
 #pragma once
+#include <bit>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "lazax/core/hash.h"
+#include "lazax/core/small_vec.h"
 #include "lazax/tensor.h"
 
 // Inside a struct: makes it a tree whose children are the listed fields.
@@ -22,6 +30,27 @@ namespace lazax {
 
 template <class T, class = void>
 struct TreeTraits;
+
+// The structure of a tree as words (tensor dtypes and shapes, container sizes, static values),
+// hashed in one pass by digest(). Each container adds a tag word before its children and an end
+// word after them, so that different nestings give different words.
+class TreeKey {
+ public:
+  enum Tag : uint64_t {
+    kTensor = 1ull << 56, kUndefined = 2ull << 56, kIntegral = 3ull << 56, kFloating = 4ull << 56,
+    kString = 5ull << 56, kVector = 6ull << 56, kMap = 7ull << 56, kTuple = 8ull << 56,
+    kPair = 9ull << 56, kStruct = 10ull << 56, kEnd = 11ull << 56,
+  };
+  void add(uint64_t w) { words_.push_back(w); }
+  void add(std::string_view s) {
+    add(kString | s.size());
+    add(hash_bytes(s.data(), s.size()));
+  }
+  uint64_t digest() const { return hash_bytes(words_.data(), words_.size() * sizeof(uint64_t)); }
+
+ private:
+  SmallVec<uint64_t, 64> words_;
+};
 
 namespace detail {
 template <class T, class = void>
@@ -38,6 +67,12 @@ struct TreeTraits<Tensor> {
     s += t.defined() ? t.type_str() : "undef";
     s += ';';
   }
+  static void key(const Tensor& t, TreeKey& k) {
+    if (!t.defined()) return k.add(TreeKey::kUndefined);
+    const Shape& shape = t.shape();
+    k.add(TreeKey::kTensor | static_cast<uint64_t>(t.dtype()) << 8 | shape.rank());
+    for (int64_t d : shape) k.add(static_cast<uint64_t>(d));
+  }
 };
 
 template <class T>
@@ -47,6 +82,15 @@ struct TreeTraits<T, std::enable_if_t<std::is_arithmetic_v<T>>> {
   static void structure(const T& v, std::string& s) {
     s += "static:" + std::to_string(v) + ";";
   }
+  static void key(const T& v, TreeKey& k) {
+    if constexpr (std::is_floating_point_v<T>) {
+      k.add(TreeKey::kFloating);
+      k.add(std::bit_cast<uint64_t>(static_cast<double>(v)));  // every value its own key
+    } else {
+      k.add(TreeKey::kIntegral);
+      k.add(static_cast<uint64_t>(v));
+    }
+  }
 };
 
 template <>
@@ -54,6 +98,7 @@ struct TreeTraits<std::string> {
   static void flatten(const std::string&, std::vector<Tensor>&) {}
   static std::string unflatten(const std::string& like, const Tensor*&) { return like; }
   static void structure(const std::string& v, std::string& s) { s += "static:\"" + v + "\";"; }
+  static void key(const std::string& v, TreeKey& k) { k.add(std::string_view(v)); }
 };
 
 template <class T>
@@ -71,6 +116,11 @@ struct TreeTraits<std::vector<T>> {
     s += "[" + std::to_string(v.size()) + ":";
     for (const auto& x : v) TreeTraits<T>::structure(x, s);
     s += "]";
+  }
+  static void key(const std::vector<T>& v, TreeKey& k) {
+    k.add(TreeKey::kVector | v.size());
+    for (const auto& x : v) TreeTraits<T>::key(x, k);
+    k.add(TreeKey::kEnd);
   }
 };
 
@@ -93,6 +143,14 @@ struct TreeTraits<std::map<std::string, T>> {
     }
     s += "}";
   }
+  static void key(const M& m, TreeKey& k) {
+    k.add(TreeKey::kMap | m.size());
+    for (const auto& [name, v] : m) {
+      k.add(std::string_view(name));
+      TreeTraits<T>::key(v, k);
+    }
+    k.add(TreeKey::kEnd);
+  }
 };
 
 template <class... Ts>
@@ -108,6 +166,11 @@ struct TreeTraits<std::tuple<Ts...>> {
     s += "(";
     std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, t);
     s += ")";
+  }
+  static void key(const Tup& t, TreeKey& k) {
+    k.add(TreeKey::kTuple | sizeof...(Ts));
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); }, t);
+    k.add(TreeKey::kEnd);
   }
 
  private:
@@ -136,6 +199,12 @@ struct TreeTraits<std::pair<A, B>> {
     TreeTraits<B>::structure(p.second, s);
     s += ">";
   }
+  static void key(const P& p, TreeKey& k) {
+    k.add(TreeKey::kPair);
+    TreeTraits<A>::key(p.first, k);
+    TreeTraits<B>::key(p.second, k);
+    k.add(TreeKey::kEnd);
+  }
 };
 
 template <class T>
@@ -156,6 +225,12 @@ struct TreeTraits<T, std::enable_if_t<detail::has_tie<T>::value>> {
     std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, tie);
     s += "}";
   }
+  static void key(const T& v, TreeKey& k) {
+    k.add(TreeKey::kStruct);
+    auto tie = v.lazax_tree_tie();
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); }, tie);
+    k.add(TreeKey::kEnd);
+  }
 };
 
 // Convenience wrappers.
@@ -175,6 +250,13 @@ std::string tree_structure(const T& v) {
   std::string s;
   TreeTraits<T>::structure(v, s);
   return s;
+}
+// A hash of what tree_structure spells out (tensor types, sizes, static values).
+template <class T>
+uint64_t tree_key(const T& v) {
+  TreeKey k;
+  TreeTraits<T>::key(v, k);
+  return k.digest();
 }
 
 }  // namespace lazax

@@ -89,7 +89,7 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
-  std::vector<GraphValue> ops;
+  GraphOperands ops;
   ops.reserve(inputs.size());
   for (const Tensor* t : inputs) ops.push_back(operand(*t, op_name(op).data()));
   if (!any_requires_grad(inputs) || !grad_enabled())
@@ -104,7 +104,8 @@ Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs a
 std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
-  std::vector<GraphValue> ops;
+  GraphOperands ops;
+  ops.reserve(inputs.size());
   for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
   std::vector<Tensor> out;
   for (auto& v : record_multi(op, std::move(ops), attrs)) out.push_back(make_pending(v));

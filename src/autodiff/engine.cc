@@ -192,6 +192,11 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     for (const auto& n : order) {
       n->inputs.clear();
       n->outputs.clear();
+      // Custom rules hold saved values too (assume_pure's residuals): free them now rather
+      // than when the tape dies, so that a later sync does not materialize them. A released
+      // node is never run again (check_saved throws first).
+      n->custom_vjp = nullptr;
+      n->custom_jvp = nullptr;
       n->released = true;
     }
   }

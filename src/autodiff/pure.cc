@@ -9,6 +9,7 @@
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
 #include "lazax/runtime/context.h"
+#include "lazax/trace/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
 #include "lazax/transforms.h"
 
@@ -85,10 +86,99 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
   return e;
 }
 
+namespace {
+
+// What record_op_multi does before recording: cut the pending graph when it has grown too big.
+void cut_if_too_big() {
+  Context& ctx = Context::get();
+  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
+}
+
+// The residuals of one forward call: the outputs of its `call` node that only its backward
+// reads. They stay graph values, without tensor handles, unless a sync comes before the
+// backward: then they become pending values like any other and are materialized with it.
+class Residuals final : public DeferredValues {
+ public:
+  explicit Residuals(std::vector<GraphValue> values) : values_(std::move(values)) {}
+
+  void materialize() override {
+    // Tracers of a function trace are never materialized: they stay graph values.
+    if (values_.empty() || values_[0].node->frame) return;
+    to_tensors();
+  }
+
+  // The residuals as operands of the backward call, recorded in the current trace context.
+  void append_operands(GraphOperands& ops) {
+    if (!values_.empty() && values_[0].node->frame != current_frame_ptr()) {
+      unregister();
+      to_tensors();  // from another trace: lifted as captures (or a leaked tracer reported)
+    }
+    for (const GraphValue& v : values_) ops.push_back(v);
+    for (const Tensor& t : tensors_) ops.push_back(operand(t, "call"));
+  }
+
+  // The residuals as tensors (for the taped backward of create_graph).
+  const std::vector<Tensor>& tensors() {
+    unregister();
+    to_tensors();
+    return tensors_;
+  }
+
+ private:
+  void to_tensors() {
+    tensors_.reserve(tensors_.size() + values_.size());
+    for (GraphValue& v : values_) tensors_.push_back(make_pending(std::move(v)));
+    values_.clear();
+  }
+
+  std::vector<GraphValue> values_;  // not yet handed to tensors
+  std::vector<Tensor> tensors_;
+};
+
+// The backward of one call: a `call` of p.bwd on the residuals and the output cotangents.
+std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
+                                  const std::vector<Tensor>& cts) {
+  std::vector<Tensor> ct_in;
+  bool taped = false;  // create_graph: the backward call itself goes on the tape
+  for (size_t i = 0; i < cts.size(); ++i) {
+    if (!p.ct_outputs[i]) continue;
+    if (cts[i].defined()) {
+      ct_in.push_back(cts[i]);
+      taped = taped || (grad_enabled() && cts[i].requires_grad());
+    } else {
+      const TensorType& t = p.fwd->type(p.fwd->results()[i]);
+      ct_in.push_back(zeros(t.shape.vec(), t.dtype));
+    }
+  }
+  std::vector<Tensor> g;
+  if (taped) {
+    std::vector<Tensor> in = res.tensors();
+    in.insert(in.end(), ct_in.begin(), ct_in.end());
+    g = record_op_multi(OpCode::call, in, CallAttrs{p.bwd});
+  } else {
+    cut_if_too_big();
+    GraphOperands ops;
+    ops.reserve(static_cast<size_t>(p.num_residuals) + ct_in.size());
+    res.append_operands(ops);
+    for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
+    for (GraphValue& v : record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd}))
+      g.push_back(make_pending(std::move(v)));
+  }
+  std::vector<Tensor> per_input(p.wrt.size());
+  size_t k = 0;
+  for (size_t i = 0; i < per_input.size(); ++i)
+    if (p.wrt[i]) per_input[i] = std::move(g[k++]);
+  return per_input;
+}
+
+}  // namespace
+
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args) {
   c_calls.add();
-  std::vector<Tensor> inputs = args;
-  for (const Tensor& c : e.captures) inputs.push_back(c);
+  std::vector<Tensor> inputs;
+  inputs.reserve(args.size() + e.captures.size());
+  inputs.insert(inputs.end(), args.begin(), args.end());
+  inputs.insert(inputs.end(), e.captures.begin(), e.captures.end());
   bool needs_grad = false;
   if (grad_enabled())
     for (const Tensor& t : inputs) needs_grad = needs_grad || t.requires_grad();
@@ -96,33 +186,32 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
   if (!needs_grad) {
     results = record_op_multi(OpCode::call, inputs, CallAttrs{e.fn});
   } else {
-    std::vector<bool> wrt;
-    for (const Tensor& t : inputs) wrt.push_back(t.requires_grad() && is_floating(t.dtype()));
-    const autodiff::VjpPrograms& p = autodiff::vjp_programs(e.fn, wrt);
-    std::vector<Tensor> r;
-    {
-      NoGrad off;
-      r = record_op_multi(OpCode::call, inputs, CallAttrs{p.fwd});
+    std::vector<bool> wrt(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      wrt[i] = inputs[i].requires_grad() && is_floating(inputs[i].dtype());
+    // The split for this `wrt` (usually the same on every call): remembered by the entry, so
+    // that a call does not look it up in the global cache, where it lives as long as the process.
+    if (!e.vjp || e.vjp_wrt != wrt) {
+      e.vjp = &autodiff::vjp_programs(e.fn, wrt);
+      e.vjp_wrt = wrt;
     }
-    std::vector<Tensor> outs(r.begin(), r.begin() + p.num_outputs);
-    std::vector<Tensor> res(r.begin() + p.num_outputs, r.end());
-    FunctionPtr bwd = p.bwd;
-    std::vector<bool> ct_outputs = p.ct_outputs;
-    std::vector<TensorType> out_types = e.fn->result_types();
-    auto vjp_fn = [bwd, res, ct_outputs, out_types, wrt](const std::vector<Tensor>& cts) {
-      std::vector<Tensor> in = res;
-      for (size_t i = 0; i < cts.size(); ++i) {
-        if (!ct_outputs[i]) continue;
-        in.push_back(cts[i].defined() ? cts[i]
-                                      : zeros(out_types[i].shape.vec(), out_types[i].dtype));
-      }
-      std::vector<Tensor> g = record_op_multi(OpCode::call, in, CallAttrs{bwd});
-      std::vector<Tensor> per_input;
-      size_t k = 0;
-      for (bool w : wrt) per_input.push_back(w ? g[k++] : Tensor());
-      return per_input;
-    };
-    results = attach_custom_vjp(inputs, outs, vjp_fn);
+    const autodiff::VjpPrograms* p = e.vjp;
+    // The forward call (not taped: its backward is the custom rule below).
+    cut_if_too_big();
+    GraphOperands ops;
+    ops.reserve(inputs.size());
+    for (const Tensor& t : inputs) ops.push_back(operand(t, "call"));
+    std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
+    auto split = r.begin() + p->num_outputs;
+    std::vector<Tensor> outs;
+    outs.reserve(static_cast<size_t>(p->num_outputs));
+    for (auto it = r.begin(); it != split; ++it) outs.push_back(make_pending(std::move(*it)));
+    // The tape entry holds the residuals until backward releases it (or the tape dies).
+    auto res = std::make_shared<Residuals>(
+        std::vector<GraphValue>(std::make_move_iterator(split), std::make_move_iterator(r.end())));
+    results = attach_custom_vjp(inputs, outs, [p, res](const std::vector<Tensor>& cts) {
+      return call_backward(*p, *res, cts);
+    });
   }
   // Write the new values of in-place-updated inputs back.
   for (const auto& [r, i] : e.arg_writebacks) {

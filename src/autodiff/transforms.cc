@@ -115,7 +115,7 @@ std::vector<Tensor> attach_custom_vjp(
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
   size_t n_in = inputs.size();
-  node->custom_vjp = [bwd, n_in](const std::vector<Tensor>& cts) {
+  node->custom_vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts) {
     std::vector<Tensor> g = bwd(cts);
     if (g.size() != n_in)
       throw ValueError("[custom_vjp] bwd returned " + std::to_string(g.size()) +

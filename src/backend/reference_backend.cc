@@ -3,6 +3,7 @@
 #include "lazax/core/error.h"
 #include "lazax/ir/builder.h"
 #include "lazax/ir/interpreter.h"
+#include "null_backend.h"
 
 namespace lazax {
 namespace {
@@ -32,6 +33,7 @@ std::vector<std::string> backend_names() { return {"reference"}; }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
   if (name == "reference") return std::make_unique<ReferenceBackend>();
+  if (name == "null") return make_null_backend();  // host-cost measurements only
   std::string all;
   for (const auto& n : backend_names()) all += (all.empty() ? "" : ", ") + n;
   throw ValueError("[backend] unknown backend '" + name + "'; available: " + all);

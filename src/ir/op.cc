@@ -52,6 +52,13 @@ Attrs default_attrs(OpCode op) {
 }
 
 std::vector<TensorType> infer_types(OpCode op, std::span<const TensorType> in, const Attrs& attrs) {
+  std::vector<TensorType> out;
+  infer_types(op, in, attrs, out);
+  return out;
+}
+
+void infer_types(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+                 std::vector<TensorType>& out) {
   const OpInfo& info = op_info(op);
   if (info.arity >= 0 && static_cast<int>(in.size()) != info.arity) {
     throw ValueError("[" + std::string(info.name) + "] takes " + std::to_string(info.arity) +
@@ -60,9 +67,8 @@ std::vector<TensorType> infer_types(OpCode op, std::span<const TensorType> in, c
   if (attrs.index() != info.attrs_index) {
     throw ValueError("[" + std::string(info.name) + "] was given the attributes of another op");
   }
-  std::vector<TensorType> out;
+  out.clear();
   info.shape_rule(op, in, attrs, out);
-  return out;
 }
 
 }  // namespace lazax

@@ -38,16 +38,14 @@ RuntimeOptions options_from_env() {
   return o;
 }
 
-// The walk's result: data leaves (the Function's parameters) and other nodes, each in order.
-struct Walk {
-  std::vector<GraphNode*> leaves;
-  std::vector<GraphNode*> nodes;
-};
+using Walk = SyncWalk;
 
-// Post-order walk from the results; numbers leaves -1, -2, ... and nodes 0, 1, ...
-Walk walk(const std::vector<LazyValue*>& values, uint64_t epoch) {
-  Walk w;
-  std::vector<std::pair<GraphNode*, size_t>> stack;
+// Post-order walk from the results into `w`; numbers leaves -1, -2, ... and nodes 0, 1, ...
+void walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
+  w.leaves.clear();
+  w.nodes.clear();
+  auto& stack = w.stack;
+  stack.clear();
   for (LazyValue* v : values) {
     GraphNode* root = v->pending().node.get();
     if (root->visit_epoch == epoch) continue;
@@ -73,7 +71,6 @@ Walk walk(const std::vector<LazyValue*>& values, uint64_t epoch) {
       stack.pop_back();
     }
   }
-  return w;
 }
 
 // One word for an operand or a result: the producer's place in the walk and its output index.
@@ -83,8 +80,9 @@ uint64_t value_word(const GraphNode* n, int32_t index) {
 }
 
 // The structural key of the walked graph: the words are gathered first and hashed in one pass.
-uint64_t graph_key(const Walk& w, const std::vector<LazyValue*>& values) {
-  std::vector<uint64_t> words;
+uint64_t graph_key(Walk& w, const std::vector<LazyValue*>& values) {
+  std::vector<uint64_t>& words = w.key_words;
+  words.clear();
   words.reserve(3 + w.leaves.size() + 3 * w.nodes.size() + values.size());
   words.push_back(w.leaves.size());
   words.push_back(w.nodes.size());
@@ -181,11 +179,11 @@ void Context::sync(SyncCause cause, const std::string& where) {
   if (values.empty()) return;
   c_syncs.add();
 
-  Walk w;
+  Walk& w = walk_;
   uint64_t key;
   {
     metrics::ScopedTimer t(t_hash);
-    w = walk(values, ++epoch_);
+    walk(values, ++epoch_, w);
     key = graph_key(w, values);
   }
   c_nodes.add(static_cast<int64_t>(w.nodes.size()));
@@ -214,7 +212,11 @@ void Context::sync(SyncCause cause, const std::string& where) {
   }
   std::vector<Literal> args;
   args.reserve(w.leaves.size());
-  for (GraphNode* l : w.leaves) args.push_back(l->data);
+  for (GraphNode* l : w.leaves) {
+    // Only a function trace's inputs hold no data, and tracers are not synced.
+    if (!l->data) throw ValueError("[sync] a pending value depends on a function trace's input");
+    args.push_back(*l->data);
+  }
   std::vector<Literal> outs;
   {
     metrics::ScopedTimer t(t_execute);
@@ -226,9 +228,9 @@ void Context::sync(SyncCause cause, const std::string& where) {
 Context::Probe Context::probe() {
   std::vector<LazyValue*> values = values_to_sync();
   if (values.empty()) return {};
-  Walk w = walk(values, ++epoch_);
-  uint64_t key = graph_key(w, values);
-  return {static_cast<int64_t>(w.nodes.size()), static_cast<int64_t>(w.leaves.size()),
+  walk(values, ++epoch_, walk_);
+  uint64_t key = graph_key(walk_, values);
+  return {static_cast<int64_t>(walk_.nodes.size()), static_cast<int64_t>(walk_.leaves.size()),
           cache_.find(key) != nullptr};
 }
 

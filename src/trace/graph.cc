@@ -1,9 +1,11 @@
 #include "lazax/trace/graph.h"
 
-#include <array>
 #include <atomic>
+#include <memory>
+#include <new>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "lazax/core/error.h"
 #include "lazax/core/hash.h"
@@ -18,6 +20,59 @@ metrics::Counter& ops_recorded() {
   static metrics::Counter& c = metrics::counter("OpsRecorded");
   return c;
 }
+
+// Graph nodes are recycled through a free list per thread. A training loop frees each step's
+// graph at sync and records the next one right away: recycling spares the system allocator that
+// churn, in which it may hand the pages back to the OS and fault them in again on the next step.
+// At most kMaxFreeBlocks blocks are kept (more than the default graph-size cut).
+constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
+
+template <class T>
+struct FreeBlocks {
+  struct Block {
+    Block* next;
+  };
+  Block* head = nullptr;
+  size_t count = 0;
+  static inline thread_local bool dead = false;  // this thread's list is gone (thread exit)
+  ~FreeBlocks() {
+    dead = true;
+    while (head) ::operator delete(std::exchange(head, head->next), sizeof(T));
+  }
+};
+template <class T>
+thread_local FreeBlocks<T> t_free_blocks;
+
+template <class T>
+struct NodeAllocator {
+  static_assert(sizeof(T) >= sizeof(void*) && alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  using value_type = T;
+  NodeAllocator() = default;
+  template <class U>
+  NodeAllocator(const NodeAllocator<U>&) {}
+
+  T* allocate(size_t n) {
+    if (n == 1 && !FreeBlocks<T>::dead && t_free_blocks<T>.head) {
+      FreeBlocks<T>& f = t_free_blocks<T>;
+      --f.count;
+      return reinterpret_cast<T*>(std::exchange(f.head, f.head->next));
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    if (n == 1 && !FreeBlocks<T>::dead && t_free_blocks<T>.count < kMaxFreeBlocks) {
+      FreeBlocks<T>& f = t_free_blocks<T>;
+      f.head = new (p) typename FreeBlocks<T>::Block{f.head};
+      ++f.count;
+      return;
+    }
+    ::operator delete(p, n * sizeof(T));
+  }
+  friend bool operator==(const NodeAllocator&, const NodeAllocator&) { return true; }
+};
+
+GraphNodePtr new_node() { return std::allocate_shared<GraphNode>(NodeAllocator<GraphNode>()); }
+
 }  // namespace
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
@@ -30,44 +85,51 @@ namespace {
 // The structural hash of a graph node: op, attributes, output types, operand hashes and output
 // indices, packed into words and hashed in one pass (recording is the lazy trace's hot path).
 // It keys the lazy graph at sync; a synced Function's nodes get the IR's node_hash.
-uint64_t graph_node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>& outputs,
-                         const std::vector<GraphValue>& operands) {
-  SmallVec<uint64_t, 24> w;
-  w.push_back(static_cast<uint64_t>(op));
-  w.push_back(hash_attrs(attrs));
-  w.push_back(outputs.size());
+uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorType> outputs,
+                         std::span<const GraphValue> operands) {
+  size_t n = 3 + 2 * operands.size();
+  for (const TensorType& t : outputs) n += 1 + t.shape.rank();
+  constexpr size_t kStackWords = 24;
+  uint64_t stack_words[kStackWords];
+  std::unique_ptr<uint64_t[]> heap_words;
+  uint64_t* w = stack_words;
+  if (n > kStackWords) w = (heap_words = std::make_unique<uint64_t[]>(n)).get();
+  size_t k = 0;
+  w[k++] = static_cast<uint64_t>(op);
+  w[k++] = hash_attrs(attrs);
+  w[k++] = outputs.size();
   for (const TensorType& t : outputs) {
-    w.push_back(static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank());
-    for (int64_t d : t.shape) w.push_back(static_cast<uint64_t>(d));
+    w[k++] = static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank();
+    for (int64_t d : t.shape) w[k++] = static_cast<uint64_t>(d);
   }
   for (const GraphValue& v : operands) {
-    w.push_back(v.node->hash);
-    w.push_back(static_cast<uint64_t>(v.index));
+    w[k++] = v.node->hash;
+    w[k++] = static_cast<uint64_t>(v.index);
   }
-  return hash_bytes(w.data(), w.size() * sizeof(uint64_t));
+  return hash_bytes(w, k * sizeof(uint64_t));
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
-GraphNodePtr make_node(OpCode op, std::vector<GraphValue>&& operands, Attrs&& attrs,
+GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs,
                        const DebugInfo& debug) {
-  // The operand types the shape rule reads: on the stack for the usual small arities.
-  constexpr size_t kInline = 4;
-  std::array<TensorType, kInline> inline_types;
-  std::vector<TensorType> many_types;
+  // The operand types the shape rule reads, side by side (a unary op's is read in place).
+  InlineVec<TensorType, 3> types;
   std::span<const TensorType> in;
-  if (operands.size() <= kInline) {
-    for (size_t i = 0; i < operands.size(); ++i) inline_types[i] = operands[i].type();
-    in = {inline_types.data(), operands.size()};
+  if (operands.size() == 1) {
+    in = {&operands[0].type(), 1};
   } else {
-    many_types.reserve(operands.size());
-    for (const GraphValue& v : operands) many_types.push_back(v.type());
-    in = many_types;
+    types.reserve(operands.size());
+    for (const GraphValue& v : operands) types.push_back(v.type());
+    in = {types.data(), types.size()};
   }
-  std::vector<TensorType> outputs = infer_types(op, in, attrs);
-  auto node = std::make_shared<GraphNode>();
-  node->hash = graph_node_hash(op, attrs, outputs, operands);
+  // The shape rule writes into one vector reused across recordings (per thread: function traces
+  // may record on any thread); the node keeps its own inline copy.
+  thread_local std::vector<TensorType> outputs;
+  infer_types(op, in, attrs, outputs);
+  auto node = new_node();
+  node->hash = graph_node_hash(op, attrs, outputs, {operands.data(), operands.size()});
   node->op = op;
-  node->outputs = std::move(outputs);
+  node->outputs.assign(outputs.begin(), outputs.end());
   node->attrs = std::move(attrs);
   node->operands = std::move(operands);
   node->debug = debug;
@@ -79,7 +141,7 @@ GraphNodePtr make_node(OpCode op, std::vector<GraphValue>&& operands, Attrs&& at
 
 }  // namespace
 
-std::vector<GraphValue> record_multi(OpCode op, std::vector<GraphValue> operands, Attrs attrs,
+std::vector<GraphValue> record_multi(OpCode op, GraphOperands operands, Attrs attrs,
                                      DebugInfo debug) {
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
   std::vector<GraphValue> outs;
@@ -89,7 +151,7 @@ std::vector<GraphValue> record_multi(OpCode op, std::vector<GraphValue> operands
   return outs;
 }
 
-GraphValue record(OpCode op, std::vector<GraphValue> operands, Attrs attrs, DebugInfo debug) {
+GraphValue record(OpCode op, GraphOperands operands, Attrs attrs, DebugInfo debug) {
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
   if (node->outputs.empty())
     throw ValueError("[" + std::string(op_name(op)) + "] has no result to return here");
@@ -97,12 +159,13 @@ GraphValue record(OpCode op, std::vector<GraphValue> operands, Attrs attrs, Debu
 }
 
 GraphValue data_leaf(Literal value) {
-  auto node = std::make_shared<GraphNode>();
+  auto node = new_node();
   node->op = OpCode::parameter;
   node->outputs = {value.type};
   node->attrs = ParameterAttrs{0};
-  node->hash = graph_node_hash(OpCode::parameter, node->attrs, node->outputs, {});
-  node->data = std::move(value);
+  node->hash = graph_node_hash(OpCode::parameter, node->attrs,
+                               {node->outputs.data(), node->outputs.size()}, {});
+  node->data = std::make_unique<Literal>(std::move(value));
   return GraphValue{node, 0};
 }
 

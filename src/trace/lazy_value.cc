@@ -1,5 +1,6 @@
 #include "lazax/trace/lazy_value.h"
 
+#include "lazax/trace/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
 
 namespace lazax {
@@ -57,6 +58,7 @@ GraphValue LazyValue::graph_value() {
 }
 
 std::vector<LazyValue*> pending_values() {
+  materialize_deferred_values();  // they become pending values: sync must see them
   std::vector<LazyValue*> out;
   out.reserve(g_count);
   for (LazyValue* v = g_head; v; v = v->next_) out.push_back(v);

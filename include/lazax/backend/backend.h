@@ -24,8 +24,10 @@ class Backend {
   virtual std::unique_ptr<Executable> compile(FunctionPtr f) = 0;
 };
 
-// "reference" (the default until an optimizing backend exists).
+// "reference" (the default until an optimizing backend exists), or "null": for measuring host
+// cost only (compiles nothing, runs nothing, returns zero-filled results; see null_backend.cc).
 std::unique_ptr<Backend> make_backend(const std::string& name);
+// The backends that compute (what tools offer): "null" is not listed.
 std::vector<std::string> backend_names();
 
 }  // namespace lazax

@@ -116,5 +116,8 @@ Attrs default_attrs(OpCode op);
 
 // Runs the op's shape rule, first checking arity and attribute struct.
 std::vector<TensorType> infer_types(OpCode op, std::span<const TensorType> in, const Attrs& attrs);
+// The same into `out` (cleared first), so that a caller recording many nodes reuses one vector.
+void infer_types(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+                 std::vector<TensorType>& out);
 
 }  // namespace lazax

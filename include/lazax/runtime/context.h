@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "lazax/backend/backend.h"
 #include "lazax/runtime/compile_cache.h"
@@ -15,6 +17,17 @@ struct RuntimeOptions {
   bool debug = false;          // LAZAX_DEBUG=1: explain cache misses and graph breaks on stderr
   std::string dump_dir;        // LAZAX_DUMP_DIR=dir: write each compiled program (.lzir, .dot)
   int64_t max_pending_nodes = 100000;  // LAZAX_MAX_PENDING_NODES: cut a growing graph here
+};
+
+struct GraphNode;
+
+// What sync walks and hashes. The Context keeps one between syncs so that the buffers' capacity
+// is reused: a steady-state sync allocates nothing for them.
+struct SyncWalk {
+  std::vector<GraphNode*> leaves;  // data leaves (the Function's parameters), in order
+  std::vector<GraphNode*> nodes;   // the other nodes, in topological order
+  std::vector<std::pair<GraphNode*, size_t>> stack;
+  std::vector<uint64_t> key_words;
 };
 
 // Why a sync happened.
@@ -52,6 +65,7 @@ class Context {
   RuntimeOptions options_;
   std::unique_ptr<Backend> backend_;
   CompileCache cache_;
+  SyncWalk walk_;
   uint64_t epoch_ = 0;
   int64_t dump_counter_ = 0;
 };

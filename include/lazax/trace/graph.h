@@ -9,6 +9,7 @@
 
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
+#include "lazax/trace/inline_vec.h"
 
 namespace lazax {
 
@@ -24,20 +25,26 @@ struct GraphValue {
   const TensorType& type() const;
 };
 
+// A node's operands (inline up to three, as for select) and output types (inline for one).
+using GraphOperands = InlineVec<GraphValue, 3>;
+using GraphOutputs = InlineVec<TensorType, 1>;
+
+// The fields the walk at sync reads come first, so that it touches few cache lines per node.
 struct GraphNode {
   OpCode op = OpCode::constant;
-  Attrs attrs;
-  std::vector<GraphValue> operands;
-  std::vector<TensorType> outputs;
+  // Scratch used by the graph walk at sync (single-threaded lazy trace).
+  int32_t topo_index = -1;
+  uint64_t visit_epoch = 0;
   uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
+  GraphOperands operands;
+  GraphOutputs outputs;
+  Attrs attrs;
   DebugInfo debug;
-  // op == parameter: a data leaf holding the value it stands for (no data: a trace input).
-  Literal data;
+  // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
+  // the many nodes that hold no data do not pay for.
+  std::unique_ptr<Literal> data;
   // The function trace this node was recorded in; null in lazy mode.
   std::shared_ptr<TraceFrame> frame;
-  // Scratch used by the graph walk at sync (single-threaded lazy trace).
-  uint64_t visit_epoch = 0;
-  int32_t topo_index = -1;
 
   GraphNode();
   ~GraphNode();
@@ -51,9 +58,9 @@ inline const TensorType& GraphValue::type() const {
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
 // and returns its outputs.
-std::vector<GraphValue> record_multi(OpCode op, std::vector<GraphValue> operands, Attrs attrs,
+std::vector<GraphValue> record_multi(OpCode op, GraphOperands operands, Attrs attrs,
                                      DebugInfo debug = {});
-GraphValue record(OpCode op, std::vector<GraphValue> operands, Attrs attrs = NoAttrs{},
+GraphValue record(OpCode op, GraphOperands operands, Attrs attrs = NoAttrs{},
                   DebugInfo debug = {});
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);

@@ -13,7 +13,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
  public:
   LazyValue() = default;
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
-  explicit LazyValue(GraphValue v) { set_pending(std::move(v)); }
+  // A new pending value (nothing to unbind: set_pending's other work is not needed).
+  explicit LazyValue(GraphValue v) : type_(v.type()), pending_(std::move(v)) { link(); }
   virtual ~LazyValue();
   LazyValue(const LazyValue&) = delete;
   LazyValue& operator=(const LazyValue&) = delete;
@@ -45,7 +46,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   bool linked_ = false;
 };
 
-// Every pending value alive now, in the order they became pending.
+// Every pending value alive now, in the order they became pending (deferred values are
+// materialized first: trace/deferred_values.h).
 std::vector<LazyValue*> pending_values();
 size_t num_pending_values();
 

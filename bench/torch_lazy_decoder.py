@@ -1,0 +1,154 @@
+"""Peer figure for `lazax bench assume-pure`: PyTorch's own lazy tensor tracing (torch._lazy, the
+TorchScript backend of Debian's python3-torch) of one training step of the same decoder as
+apps/models/decoder.cc: token embedding, N layers of [RMSNorm -> causal multi-head attention
+(4 heads) -> residual -> RMSNorm -> SwiGLU MLP (inner 256) -> residual], final RMSNorm, output
+projection, mean cross entropy; hidden 128, vocab 256, batch 2, sequence 8.
+
+What is timed, per step (after --warmup untimed steps, which compile):
+  host_ms_per_step       forward + loss.backward() on lazy tensors: tracing only, up to (not
+                         including) mark_step. The TS backend executes at mark_step, so the
+                         mark_step cost (graph hash, cache lookup and execution) is reported apart:
+  mark_step_ms_per_step  mark_step + wait_device_ops after the backward (includes execution)
+  optimizer_ms_per_step  tracing the SGD update (p -= lr * grad under no_grad, grads set to None),
+                         before its own mark_step
+Clock: process CPU time (time.process_time), which also covers work PyTorch may do on other
+threads (its autograd engine can run a non-CPU device's backward on a device thread); wall time
+is reported too. Medians over the timed steps. Prints one JSON object.
+Usage: python3 torch_lazy_decoder.py [--layers N] [--steps N] [--warmup N] [--block-repeats N]
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--layers", type=int, default=100)
+    p.add_argument("--steps", type=int, default=10, help="timed steps")
+    p.add_argument("--warmup", type=int, default=2, help="untimed steps first")
+    p.add_argument("--block-repeats", type=int, default=1, help="apply each layer's block N times")
+    args = p.parse_args()
+    if args.layers <= 0 or args.steps <= 0 or args.warmup < 0 or args.block_repeats <= 0:
+        p.error("--layers, --steps and --block-repeats must be > 0, --warmup >= 0")
+
+    import torch
+    import torch._lazy
+    import torch._lazy.metrics as M
+    import torch._lazy.ts_backend
+
+    torch._lazy.ts_backend.init()
+    torch.set_num_threads(1)
+    dev = torch.device("lazy")
+    vocab, hidden, heads, mlp, seq, batch = 256, 128, 4, 256, 8, 2
+    hd = hidden // heads
+    torch.manual_seed(0)
+
+    def param(*shape, scale):
+        return (torch.randn(*shape) * scale).to(dev).requires_grad_()
+
+    s = 1.0 / math.sqrt(hidden)
+    embed = param(vocab, hidden, scale=0.5)
+    layers = []
+    for _ in range(args.layers):
+        layers.append(dict(
+            attn_norm=torch.ones(hidden).to(dev).requires_grad_(),
+            wq=param(hidden, hidden, scale=s), wk=param(hidden, hidden, scale=s),
+            wv=param(hidden, hidden, scale=s),
+            wo=param(hidden, hidden, scale=s / math.sqrt(2.0 * args.layers)),
+            mlp_norm=torch.ones(hidden).to(dev).requires_grad_(),
+            w_gate=param(hidden, mlp, scale=s), w_up=param(hidden, mlp, scale=s),
+            w_down=param(mlp, hidden, scale=1.0 / math.sqrt(mlp * 2.0 * args.layers))))
+    final_norm = torch.ones(hidden).to(dev).requires_grad_()
+    head = param(hidden, vocab, scale=s)
+    params = [embed, final_norm, head] + [t for l in layers for t in l.values()]
+    torch._lazy.mark_step()
+    torch._lazy.wait_device_ops()
+
+    def rms_norm(x, w, eps=1e-5):
+        return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * w
+
+    def decoder_layer(lp, h):
+        b, t = h.shape[0], h.shape[1]
+        for _ in range(args.block_repeats):
+            x = rms_norm(h, lp["attn_norm"])
+
+            def split(w):  # [b, t, d] -> [b, nh, t, hd]
+                return (x @ w).reshape(b, t, heads, hd).permute(0, 2, 1, 3)
+
+            q, k, v = split(lp["wq"]), split(lp["wk"]), split(lp["wv"])
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
+            # lazax: where(tril_mask, scores, -1e9). Here: masked_fill above the diagonal, because
+            # torch.where and logical_not fall back to eager CPU kernels in this torch._lazy,
+            # which executes the pending graph in the middle of the trace.
+            above = torch.ones(t, t, dtype=torch.bool, device=dev).triu(1)
+            scores = scores.masked_fill(above, -1e9)
+            attn = torch.softmax(scores, -1) @ v
+            h = h + attn.permute(0, 2, 1, 3).reshape(b, t, hidden) @ lp["wo"]
+            y = rms_norm(h, lp["mlp_norm"])
+            h = h + (torch.nn.functional.silu(y @ lp["w_gate"]) * (y @ lp["w_up"])) @ lp["w_down"]
+        return h
+
+    def decoder_loss(tokens, targets):
+        h = torch.nn.functional.embedding(tokens, embed)
+        for lp in layers:
+            h = decoder_layer(lp, h)
+        logits = rms_norm(h, final_norm) @ head
+        n = tokens.numel()
+        return torch.nn.functional.cross_entropy(logits.reshape(n, vocab), targets.reshape(n))
+
+    def batch_for(step):
+        i = torch.arange(batch * seq)
+        tok = ((step * 7 + i * 13) % vocab).reshape(batch, seq)
+        tgt = ((step * 7 + i * 13 + 1) % vocab).reshape(batch, seq)
+        return tok.to(dev), tgt.to(dev)
+
+    clocks = (time.process_time_ns, time.perf_counter_ns)
+    host, mark, opt, host_wall = [], [], [], []
+    for step in range(args.warmup + args.steps):
+        tokens, targets = batch_for(step)
+        t0 = [c() for c in clocks]
+        loss = decoder_loss(tokens, targets)
+        loss.backward()
+        t1 = [c() for c in clocks]
+        torch._lazy.mark_step()
+        torch._lazy.wait_device_ops()
+        t2 = [c() for c in clocks]
+        with torch.no_grad():
+            for q in params:
+                q -= 1e-3 * q.grad
+                q.grad = None
+        t3 = [c() for c in clocks]
+        torch._lazy.mark_step()
+        torch._lazy.wait_device_ops()
+        del loss
+        if step < args.warmup:
+            continue
+        host.append((t1[0] - t0[0]) / 1e6)
+        host_wall.append((t1[1] - t0[1]) / 1e6)
+        mark.append((t2[0] - t1[0]) / 1e6)
+        opt.append((t3[0] - t2[0]) / 1e6)
+
+    # Ops that fell back to eager CPU kernels (they execute mid-trace): want 0.
+    fallbacks = sum(M.counter_value(n) for n in M.counter_names() if n.startswith("aten::"))
+    print(json.dumps({
+        "host_ms_per_step": round(statistics.median(host), 3),
+        "mark_step_ms_per_step": round(statistics.median(mark), 3),
+        "optimizer_ms_per_step": round(statistics.median(opt), 3),
+        "host_wall_ms_per_step": round(statistics.median(host_wall), 3),
+        "host_ms_mean": round(statistics.mean(host), 3),
+        "layers": args.layers,
+        "block_repeats": args.block_repeats,
+        "steps": args.steps,
+        "warmup": args.warmup,
+        "eager_fallbacks": fallbacks,
+        "clock": "process_cpu",
+        "torch_version": torch.__version__,
+    }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
