@@ -128,3 +128,18 @@ TEST(ControlFlow, ForiLoop) {
   };
   EXPECT_NEAR(grad(f)(scalar_tensor(1.1)).item(), 8 * std::pow(1.1, 7), 1e-3);
 }
+
+TEST(ControlFlow, ScanForwardModeMatchesReverse) {
+  auto f = [](const Tensor& w) {
+    Tensor x = from_vector<float>({0.1f, -0.2f, 0.3f}, {3});
+    auto [h, y] = scan([&](const Tensors& carry, const Tensors& xi) {
+      Tensor n = tanh(w * carry[0] + xi[0]);
+      return std::make_pair(Tensors{n}, Tensors{n * n});
+    }, {scalar_tensor(0.3)}, {x});
+    return h[0] + y[0].sum();
+  };
+  Tensor w = scalar_tensor(0.7);
+  auto [out, tan] = jvp([&](const Tensor& v) { return f(v); }, std::make_tuple(w),
+                        std::make_tuple(scalar_tensor(1.0)));
+  EXPECT_NEAR(tan.item(), grad(f)(w).item(), 1e-5);
+}

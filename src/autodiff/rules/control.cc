@@ -42,9 +42,54 @@ Tensors vjp_scan(const OpContext& c, const Tensors& cts) {
   if (all_undefined(cts)) return no_cts(c);
   return scan_vjp(c, cts);
 }
+// scan's JVP: one scan whose carry is (carry, float carry tangents) and whose xs are (xs, float
+// xs tangents); the body is the body's JVP program with its inputs and results reordered.
 Tensors jvp_scan(const OpContext& c, const Tensors& ts) {
   if (!any_float_tangent(c, ts)) return no_tangents(c);
-  throw_needs_function_transform("jvp", c.op);
+  const auto& a = c.attr<ScanAttrs>();
+  const Function& body = *a.body;
+  size_t nc = static_cast<size_t>(a.num_carry), nx = c.inputs.size() - nc;
+  std::vector<TensorType> bp = body.param_types(), br = body.result_types();
+  size_t ny = br.size() - nc;
+  auto floats = [](const std::vector<TensorType>& t, size_t from, size_t n) {
+    std::vector<size_t> r;
+    for (size_t i = from; i < from + n; ++i)
+      if (is_floating(t[i].dtype)) r.push_back(i);
+    return r;
+  };
+  std::vector<size_t> fc = floats(bp, 0, nc), fx = floats(bp, nc, nx);
+  std::vector<size_t> fco = floats(br, 0, nc), fy = floats(br, nc, ny);
+  // jvp_program(body): (c, x, tangents of float c and x) -> (c', y, tangents of float c', y).
+  Builder b(body.name() + "_jvp_scan");
+  std::vector<ValueRef> cv, tcv, xv, txv;
+  for (size_t i = 0; i < nc; ++i) cv.push_back(b.param(bp[i]));
+  for (size_t i : fc) tcv.push_back(b.param(bp[i]));
+  for (size_t i = 0; i < nx; ++i) xv.push_back(b.param(bp[nc + i]));
+  for (size_t i : fx) txv.push_back(b.param(bp[i]));
+  std::vector<ValueRef> args = cv;
+  args.insert(args.end(), xv.begin(), xv.end());
+  args.insert(args.end(), tcv.begin(), tcv.end());
+  args.insert(args.end(), txv.begin(), txv.end());
+  std::vector<ValueRef> r = b.add_multi(OpCode::call, args, CallAttrs{jvp_program(a.body)});
+  size_t nres = nc + ny;
+  std::vector<ValueRef> out(r.begin(), r.begin() + static_cast<long>(nc));  // c'
+  size_t k = nres;
+  for (size_t i = 0; i < fco.size(); ++i) out.push_back(r[k++]);           // tangents of c'
+  for (size_t i = nc; i < nres; ++i) out.push_back(r[i]);                  // y
+  for (size_t i = 0; i < fy.size(); ++i) out.push_back(r[k++]);            // tangents of y
+  if (fco.size() != fc.size())
+    throw ValueError("[jvp] scan: the body's float carries changed between input and output");
+  ScanAttrs attrs{b.build(out), a.length, static_cast<int64_t>(nc + fc.size()), a.reverse};
+  Tensors in(c.inputs.begin(), c.inputs.begin() + static_cast<long>(nc));
+  for (size_t i : fc) in.push_back(or_zeros(ts[i], c.inputs[i]));
+  for (size_t i = 0; i < nx; ++i) in.push_back(c.inputs[nc + i]);
+  for (size_t i : fx) in.push_back(or_zeros(ts[i], c.inputs[i]));
+  Tensors res = apply_primitive(OpCode::scan, attrs, in);
+  Tensors tangents(c.outputs.size());
+  for (size_t j = 0; j < fc.size(); ++j) tangents[fc[j]] = res[nc + j];
+  size_t ybase = nc + fc.size() + ny;
+  for (size_t j = 0; j < fy.size(); ++j) tangents[fy[j]] = res[ybase + j];
+  return tangents;
 }
 
 Tensors vjp_while_(const OpContext& c, const Tensors& cts) {
