@@ -45,6 +45,12 @@ void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& input
   node->attrs = attrs;
   node->sequence = next_grad_sequence();
   node->scope = current_scope();
+  node->inputs.reserve(inputs.size());  // one allocation per list (recording's hot path)
+  node->input_versions.reserve(inputs.size());
+  node->input_types.reserve(inputs.size());
+  node->next.reserve(inputs.size());
+  node->outputs.reserve(outputs.size());
+  node->output_types.reserve(outputs.size());
   for (const Tensor& t : inputs) {
     node->inputs.push_back(saved_copy(t));
     node->input_versions.push_back(t.impl()->version);

@@ -129,12 +129,20 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   if (create_graph) enable.emplace(); else disable.emplace();
 
   std::unordered_map<Key, Tensor, KeyHash> grads;
+  // A leaf's grad is a handle of its own: a detached copy of `g`, unless `g` is one already (a
+  // result without a tape entry that nothing else holds: most are, and a model has many leaves).
+  auto own_handle = [&](const Tensor& g) {
+    if (create_graph) return g;
+    const TensorImpl* impl = g.impl();
+    if (!impl->grad_fn && !impl->requires_grad && g.impl_ptr().use_count() == 1) return g;
+    return g.detach();
+  };
   auto deliver_leaf = [&](const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
     Key k{leaf.get(), -1};
     if (target_keys.count(k)) grads[k] = accumulate(grads[k], g);
     if (accumulate_leaves && leaf->requires_grad) {
       Tensor cur = leaf->grad;
-      leaf->grad = accumulate(cur, create_graph ? g : g.detach());
+      leaf->grad = accumulate(cur, own_handle(g));
     }
   };
   for (size_t i = 0; i < roots.size(); ++i) {
