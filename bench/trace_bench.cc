@@ -171,6 +171,14 @@ TraceBenchResult run_trace_bench(const TraceBenchOptions& options) {
   return r;
 }
 
+namespace {
+// A peer's detail: the JSON object it printed, or the text saying why it is absent.
+nlohmann::json detail_json(const std::string& detail) {
+  nlohmann::json j = nlohmann::json::parse(detail, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json(detail);
+}
+}  // namespace
+
 nlohmann::json to_json(const TraceBenchResult& r) {
   auto opt = [](const std::optional<double>& v) -> nlohmann::json {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -197,8 +205,8 @@ nlohmann::json to_json(const TraceBenchResult& r) {
   j["ops"] = r.options.ops;
   j["reps"] = r.options.reps;
   j["clock"] = "thread_cpu";
-  j["libtorch_detail"] = r.libtorch.detail;
-  j["torch_lazy_detail"] = r.torch_lazy.detail;
+  j["libtorch_detail"] = detail_json(r.libtorch.detail);
+  j["torch_lazy_detail"] = detail_json(r.torch_lazy.detail);
   return j;
 }
 

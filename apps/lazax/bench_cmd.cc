@@ -90,6 +90,9 @@ int bench_command(std::span<const std::string> args) {
     const std::string& a = args[i];
     if (a == "--json") {
       json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::fputs(kBenchUsage, stdout);
+      return 0;
     } else if (a == "--no-peers") {
       options.peers = false;
     } else if (a == "--ops") {

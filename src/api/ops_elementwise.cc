@@ -23,9 +23,10 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   return Shape(out);
 }
 
-// Whether a and b have one dtype and shape already: nothing to promote or broadcast.
+// Whether a and b have one dtype and shape already: nothing to promote or broadcast. (Undefined
+// tensors take the general path, which reports them.)
 bool same_type(const Tensor& a, const Tensor& b) {
-  return a.dtype() == b.dtype() && a.shape() == b.shape();
+  return a.defined() && b.defined() && a.impl()->type() == b.impl()->type();
 }
 
 // Promotes and broadcasts a and b to one type and shape.

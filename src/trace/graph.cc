@@ -55,7 +55,13 @@ struct NodeAllocator {
     if (n == 1 && !FreeBlocks<T>::dead && t_free_blocks<T>.head) {
       FreeBlocks<T>& f = t_free_blocks<T>;
       --f.count;
-      return reinterpret_cast<T*>(std::exchange(f.head, f.head->next));
+      T* p = reinterpret_cast<T*>(std::exchange(f.head, f.head->next));
+      // The next block is written by the next recording: fetch it now (a freed graph is cold).
+      if (f.head) {
+        for (size_t i = 0; i < sizeof(T); i += 64)
+          __builtin_prefetch(reinterpret_cast<const char*>(f.head) + i, 1);
+      }
+      return p;
     }
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
@@ -71,11 +77,26 @@ struct NodeAllocator {
   friend bool operator==(const NodeAllocator&, const NodeAllocator&) { return true; }
 };
 
-GraphNodePtr new_node() { return std::allocate_shared<GraphNode>(NodeAllocator<GraphNode>()); }
+template <class... A>
+GraphNodePtr new_node(A&&... args) {
+  return std::allocate_shared<GraphNode>(NodeAllocator<GraphNode>(), std::forward<A>(args)...);
+}
 
 }  // namespace
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
+GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
+                     std::span<const TensorType> outputs_, Attrs&& attrs_,
+                     const DebugInfo& debug_, std::shared_ptr<TraceFrame> frame_)
+    : op(op_),
+      hash(hash_),
+      operands(std::move(operands_)),
+      outputs(outputs_.begin(), outputs_.end()),
+      attrs(std::move(attrs_)),
+      debug(debug_),
+      frame(std::move(frame_)) {
+  g_live_nodes.fetch_add(1, std::memory_order_relaxed);
+}
 GraphNode::~GraphNode() { g_live_nodes.fetch_sub(1, std::memory_order_relaxed); }
 
 int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed); }
@@ -126,22 +147,18 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs,
   // may record on any thread); the node keeps its own inline copy.
   thread_local std::vector<TensorType> outputs;
   infer_types(op, in, attrs, outputs);
-  auto node = new_node();
-  node->hash = graph_node_hash(op, attrs, outputs, {operands.data(), operands.size()});
-  node->op = op;
-  node->outputs.assign(outputs.begin(), outputs.end());
-  node->attrs = std::move(attrs);
-  node->operands = std::move(operands);
-  node->debug = debug;
-  if (!node->debug.scope) node->debug.scope = current_scope();
-  node->frame = current_frame_ptr();
+  uint64_t hash = graph_node_hash(op, attrs, outputs, {operands.data(), operands.size()});
+  DebugInfo where = debug;
+  if (!where.scope) where.scope = current_scope();
+  GraphNodePtr node = new_node(op, hash, std::move(operands), outputs, std::move(attrs), where,
+                               current_frame_ptr());
   ops_recorded().add();
   return node;
 }
 
 }  // namespace
 
-std::vector<GraphValue> record_multi(OpCode op, GraphOperands operands, Attrs attrs,
+std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs attrs,
                                      DebugInfo debug) {
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
   std::vector<GraphValue> outs;
@@ -151,7 +168,7 @@ std::vector<GraphValue> record_multi(OpCode op, GraphOperands operands, Attrs at
   return outs;
 }
 
-GraphValue record(OpCode op, GraphOperands operands, Attrs attrs, DebugInfo debug) {
+GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug) {
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
   if (node->outputs.empty())
     throw ValueError("[" + std::string(op_name(op)) + "] has no result to return here");

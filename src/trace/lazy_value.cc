@@ -51,8 +51,7 @@ void LazyValue::set_data(Literal data) {
   unlink();
 }
 
-GraphValue LazyValue::graph_value() {
-  if (pending_.defined()) return pending_;
+GraphValue LazyValue::leaf_value() {
   if (!leaf_) leaf_ = data_leaf(data_).node;
   return GraphValue{leaf_, 0};
 }

@@ -28,10 +28,21 @@ class SmallVec {
     resize(n);
     std::fill(begin(), end(), v);
   }
-  SmallVec(const SmallVec& o) { assign(o.begin(), o.end()); }
+  SmallVec(const SmallVec& o) {
+    if (o.size_ <= N) {
+      copy_inline(o);
+    } else {
+      assign(o.begin(), o.end());
+    }
+  }
   SmallVec(SmallVec&& o) noexcept { take(o); }
   SmallVec& operator=(const SmallVec& o) {
-    if (this != &o) assign(o.begin(), o.end());
+    if (this == &o) return *this;
+    if (!heap_ && o.size_ <= N) {
+      copy_inline(o);
+    } else {
+      assign(o.begin(), o.end());
+    }
     return *this;
   }
   SmallVec& operator=(SmallVec&& o) noexcept {
@@ -102,10 +113,20 @@ class SmallVec {
   const T* end() const { return data() + size_; }
 
   friend bool operator==(const SmallVec& a, const SmallVec& b) {
-    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+    if (a.size_ != b.size_) return false;
+    // A plain loop: these are short, and std::equal would call memcmp.
+    for (size_t i = 0; i < a.size_; ++i)
+      if (!(a[i] == b[i])) return false;
+    return true;
   }
 
  private:
+  // Copies a vector of at most N elements into the inline buffer. The whole buffer is copied:
+  // a fixed-size copy compiles to a few moves instead of a call (shapes are copied often).
+  void copy_inline(const SmallVec& o) {
+    std::memcpy(static_cast<void*>(inline_), o.data(), sizeof(inline_));
+    size_ = o.size_;
+  }
   void release() {
     if (heap_) std::free(heap_);
     heap_ = nullptr;
@@ -132,7 +153,7 @@ class SmallVec {
   T* heap_ = nullptr;
   size_t size_ = 0;
   size_t cap_ = N;
-  alignas(T) unsigned char inline_[N * sizeof(T)];
+  alignas(T) unsigned char inline_[N * sizeof(T)] = {};  // zeroed: copy_inline reads all of it
 };
 
 }  // namespace lazax

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "lazax/ir/function.h"
@@ -47,6 +48,9 @@ struct GraphNode {
   std::shared_ptr<TraceFrame> frame;
 
   GraphNode();
+  // A recorded op, its parts computed beforehand (constructed in place: nothing written twice).
+  GraphNode(OpCode op, uint64_t hash, GraphOperands&& operands, std::span<const TensorType> outputs,
+            Attrs&& attrs, const DebugInfo& debug, std::shared_ptr<TraceFrame> frame);
   ~GraphNode();
   GraphNode(const GraphNode&) = delete;
   GraphNode& operator=(const GraphNode&) = delete;
@@ -58,9 +62,9 @@ inline const TensorType& GraphValue::type() const {
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
 // and returns its outputs.
-std::vector<GraphValue> record_multi(OpCode op, GraphOperands operands, Attrs attrs,
+std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs attrs,
                                      DebugInfo debug = {});
-GraphValue record(OpCode op, GraphOperands operands, Attrs attrs = NoAttrs{},
+GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs = NoAttrs{},
                   DebugInfo debug = {});
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <utility>
@@ -21,6 +22,10 @@ class InlineVec {
 
   InlineVec() = default;
   InlineVec(std::initializer_list<T> xs) { append(xs.begin(), xs.end()); }
+  template <std::random_access_iterator It>
+  InlineVec(It first, It last) {
+    append(first, last);
+  }
   InlineVec(const InlineVec& o) { append(o.begin(), o.end()); }
   InlineVec(InlineVec&& o) noexcept { take(o); }
   InlineVec& operator=(const InlineVec& o) {
@@ -87,7 +92,7 @@ class InlineVec {
     std::destroy_n(data(), size_);
     size_ = 0;
   }
-  template <class It>
+  template <std::random_access_iterator It>
   void assign(It first, It last) {
     clear();
     append(first, last);
@@ -97,7 +102,7 @@ class InlineVec {
   T* inline_data() { return std::launder(reinterpret_cast<T*>(inline_)); }
   const T* inline_data() const { return std::launder(reinterpret_cast<const T*>(inline_)); }
 
-  template <class It>
+  template <std::random_access_iterator It>
   void append(It first, It last) {
     reserve(size_ + static_cast<size_t>(last - first));
     for (; first != last; ++first) new (data() + size_++) T(*first);

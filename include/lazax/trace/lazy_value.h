@@ -30,10 +30,11 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   const Literal& data() const { return data_; }
   const GraphValue& pending() const { return pending_; }
   // The value as a graph operand: the pending value, or a data leaf made once per data.
-  GraphValue graph_value();
+  GraphValue graph_value() { return pending_.defined() ? pending_ : leaf_value(); }
 
  private:
   friend std::vector<LazyValue*> pending_values();
+  GraphValue leaf_value();
   void link();
   void unlink();
 
