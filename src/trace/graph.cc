@@ -114,7 +114,9 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
   uint64_t stack_words[kStackWords];
   std::unique_ptr<uint64_t[]> heap_words;
   uint64_t* w = stack_words;
-  if (n > kStackWords) w = (heap_words = std::make_unique<uint64_t[]>(n)).get();
+  // (Not zero-filled: every word is written. A call with many operands or results, such as
+  // assume_pure's forward and backward, comes here on every step.)
+  if (n > kStackWords) w = (heap_words = std::make_unique_for_overwrite<uint64_t[]>(n)).get();
   size_t k = 0;
   w[k++] = static_cast<uint64_t>(op);
   w[k++] = hash_attrs(attrs);
