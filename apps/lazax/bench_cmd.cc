@@ -51,6 +51,9 @@ int assume_pure_command(std::span<const std::string> args) {
     const std::string& a = args[i];
     if (a == "--json") {
       json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::fputs(kBenchUsage, stdout);
+      return 0;
     } else if (a == "--no-peers") {
       options.peers = false;
     } else if (a == "--layers") {
