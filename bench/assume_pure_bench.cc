@@ -355,7 +355,9 @@ nlohmann::json to_json(const AssumePureBenchResult& r) {
   j["meets_torch_lazy_target"] = tl_ok ? nlohmann::json(*tl_ok) : nlohmann::json(nullptr);
   j["torch_lazy_mark_step_ms_per_step"] = opt(r.torch_lazy.mark_step_ms);
   j["torch_lazy_optimizer_ms_per_step"] = opt(r.torch_lazy.optimizer_ms);
-  j["torch_lazy_detail"] = r.torch_lazy.detail;
+  // The script's settings as the JSON object it printed, or the text saying why it is absent.
+  nlohmann::json detail = nlohmann::json::parse(r.torch_lazy.detail, nullptr, false);
+  j["torch_lazy_detail"] = detail.is_object() ? detail : nlohmann::json(r.torch_lazy.detail);
   j["modes"] = {{"lazy", mode(r.lazy)},
                 {"assume_pure", mode(r.pure)},
                 {"assume_pure_double_ops", mode(r.pure_double)}};
