@@ -53,8 +53,8 @@ case "${1:-}" in
     grep -E "^Done|stat::number_of_executed_units" build-fuzz.log | tail -2 || true
     ;;
   bench)
-    install_missing
-    build build Release
+    install_missing >&2
+    build build Release >&2  # stdout is the benchmark's alone (one JSON object with --json)
     shift
     ./build/apps/lazax/lazax bench "$@"
     ;;

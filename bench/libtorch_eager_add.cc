@@ -32,8 +32,10 @@ double median(std::vector<double> v) {
 int main(int argc, char** argv) {
   long ops = 10000, reps = 9;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--ops") == 0) ops = std::atol(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--reps") == 0) reps = std::atol(argv[i + 1]);
+    if (std::strcmp(argv[i], "--ops") == 0)
+      ops = std::atol(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--reps") == 0)
+      reps = std::atol(argv[i + 1]);
   }
   if (ops <= 0 || reps <= 0) {
     std::fprintf(stderr, "usage: libtorch_eager_add [--ops N] [--reps N] (N > 0)\n");

@@ -36,13 +36,15 @@ std::string last_line(const std::string& s) {
   size_t end = s.find_last_not_of("\r\n");
   if (end == std::string::npos) return "";
   size_t begin = s.find_last_of('\n', end);
-  return s.substr(begin == std::string::npos ? 0 : begin + 1, end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  return s.substr(begin == std::string::npos ? 0 : begin + 1,
+                  end + 1 - (begin == std::string::npos ? 0 : begin + 1));
 }
 
 PeerResult run_peer(const std::string& what, const std::string& command) {
   auto [code, out] = run_command(command);
   std::string line = last_line(out);
-  if (code != 0) return {std::nullopt, what + " failed (exit " + std::to_string(code) + "): " + line};
+  if (code != 0)
+    return {std::nullopt, what + " failed (exit " + std::to_string(code) + "): " + line};
   nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("ns_per_op") || !j["ns_per_op"].is_number())
     return {std::nullopt, what + " printed no figure: " + line};
@@ -75,8 +77,10 @@ PeerResult measure_torch_lazy_add(int64_t ops, int reps) {
   if (::access(python.c_str(), X_OK) != 0) return {std::nullopt, python + " not found"};
   auto [code, out] = run_command(shell_quote(python) + " -c 'import torch._lazy.ts_backend'");
   if (code != 0)
-    return {std::nullopt, python + " cannot import torch._lazy (Debian: python3-torch): " + last_line(out)};
-  return run_peer("torch_lazy_trace.py", shell_quote(python) + " " + shell_quote(script) + args(ops, reps));
+    return {std::nullopt,
+            python + " cannot import torch._lazy (Debian: python3-torch): " + last_line(out)};
+  return run_peer("torch_lazy_trace.py",
+                  shell_quote(python) + " " + shell_quote(script) + args(ops, reps));
 }
 
 }  // namespace lazax::bench

@@ -67,14 +67,14 @@ double time_add_chain(int64_t ops, int64_t& cuts) {
 // A layer-like mix of small-tensor ops: broadcasts, host scalars, unary, compare/select.
 constexpr int kMixedOpsPerStep = 10;
 Tensor mixed_step(const Tensor& x, const Tensor& w, const Tensor& b) {
-  Tensor h = x * w;                      // f32[4,16] * f32[16]
-  h = h + b;                             // broadcast add
-  h = tanh(h);                           //
-  h = h * 0.5;                           // host scalar (a data leaf)
-  h = where(h > 0.0, h, h * 0.1);        // compare with 0 (a constant), scalar mul, select
-  h = sigmoid(h);                        //
-  h = h - x;                             //
-  return relu(h);                        // max with 0
+  Tensor h = x * w;                // f32[4,16] * f32[16]
+  h = h + b;                       // broadcast add
+  h = tanh(h);                     //
+  h = h * 0.5;                     // host scalar (a data leaf)
+  h = where(h > 0.0, h, h * 0.1);  // compare with 0 (a constant), scalar mul, select
+  h = sigmoid(h);                  //
+  h = h - x;                       //
+  return relu(h);                  // max with 0
 }
 
 // The mixed chain: returns thread CPU ns per op and graph nodes per op.

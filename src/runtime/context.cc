@@ -92,7 +92,8 @@ uint64_t graph_key(Walk& w, const std::vector<LazyValue*>& values) {
     words.push_back(n->hash);
     for (const auto& o : n->operands) words.push_back(value_word(o.node.get(), o.index));
   }
-  for (LazyValue* v : values) words.push_back(value_word(v->pending().node.get(), v->pending().index));
+  for (LazyValue* v : values)
+    words.push_back(value_word(v->pending().node.get(), v->pending().index));
   return hash_bytes(words.data(), words.size() * sizeof(uint64_t), 0x73796e63ull);
 }
 

@@ -86,8 +86,8 @@ GraphNodePtr new_node(A&&... args) {
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
 GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
-                     std::span<const TensorType> outputs_, Attrs&& attrs_,
-                     const DebugInfo& debug_, std::shared_ptr<TraceFrame> frame_)
+                     std::span<const TensorType> outputs_, Attrs&& attrs_, const DebugInfo& debug_,
+                     std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
       operands(std::move(operands_)),
@@ -133,8 +133,7 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
-GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs,
-                       const DebugInfo& debug) {
+GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const DebugInfo& debug) {
   // The operand types the shape rule reads, side by side (a unary op's is read in place).
   InlineVec<TensorType, 3> types;
   std::span<const TensorType> in;
