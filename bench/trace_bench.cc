@@ -64,14 +64,17 @@ double time_add_chain(int64_t ops, int64_t& cuts) {
   return static_cast<double>(t1 - t0) / static_cast<double>(ops);
 }
 
-// A layer-like mix of small-tensor ops: broadcasts, host scalars, unary, compare/select.
-constexpr int kMixedOpsPerStep = 10;
-Tensor mixed_step(const Tensor& x, const Tensor& w, const Tensor& b) {
-  Tensor h = x * w;                // f32[4,16] * f32[16]
-  h = h + b;                       // broadcast add
+// A layer-like mix of small-tensor ops: matmul, softmax, broadcasts, host scalars, unary,
+// compare/select.
+constexpr int kMixedOpsPerStep = 12;
+Tensor mixed_step(const Tensor& x, const Tensor& m, const Tensor& w, const Tensor& b) {
+  Tensor h = matmul(x, m);         // f32[4,16] @ f32[16,16]
+  h = h * w;                       // f32[4,16] * f32[16]: broadcast
+  h = h + b;                       //
   h = tanh(h);                     //
   h = h * 0.5;                     // host scalar (a data leaf)
   h = where(h > 0.0, h, h * 0.1);  // compare with 0 (a constant), scalar mul, select
+  h = softmax(h, -1);              //
   h = sigmoid(h);                  //
   h = h - x;                       //
   return relu(h);                  // max with 0
@@ -79,11 +82,12 @@ Tensor mixed_step(const Tensor& x, const Tensor& w, const Tensor& b) {
 
 // The mixed chain: returns thread CPU ns per op and graph nodes per op.
 std::pair<double, double> time_mixed_chain(int64_t ops, int64_t& cuts) {
-  Tensor x = small_f32({4, 16}, 0.25f), w = small_f32({16}, 0.5f), b = small_f32({16}, 0.1f);
+  Tensor x = small_f32({4, 16}, 0.25f), m = small_f32({16, 16}, 0.05f);
+  Tensor w = small_f32({16}, 0.5f), b = small_f32({16}, 0.1f);
   int64_t steps = std::max<int64_t>(1, ops / kMixedOpsPerStep);
   int64_t n0 = live_graph_nodes(), c0 = size_cuts().get();
   int64_t t0 = thread_cpu_ns();
-  for (int64_t i = 0; i < steps; ++i) x = mixed_step(x, w, b);
+  for (int64_t i = 0; i < steps; ++i) x = mixed_step(x, m, w, b);
   int64_t t1 = thread_cpu_ns();
   int64_t nodes = live_graph_nodes() - n0;
   cuts += size_cuts().get() - c0;
@@ -136,7 +140,7 @@ TraceBenchResult run_trace_bench(const TraceBenchOptions& options) {
   int reps = std::max(1, options.reps);
   lazax::sync();  // start from an empty pending graph
   {
-    NoSizeCut no_cut(3 * ops);
+    NoSizeCut no_cut(8 * ops);  // the mixed chain records several nodes per op
     int64_t warm_cuts = 0;
     time_add_chain(ops, warm_cuts);
     std::vector<double> record, mixed, nodes;
@@ -241,7 +245,7 @@ std::string to_table(const TraceBenchResult& r) {
   row("record", r.record_ns_per_op, "ns/op", "c = a + b, f32[16], long chain");
   row("sync walk+hash+lookup", r.sync_ns_per_node, "ns/node", "cached graph, no execution");
   row("  SyncHashTime timer", r.sync_timer_ns_per_node, "ns/node", "the same, wall clock, in sync");
-  row("record, mixed chain", r.mixed_ns_per_op, "ns/op", "broadcasts, scalars, unary, select");
+  row("record, mixed chain", r.mixed_ns_per_op, "ns/op", "matmul, softmax, broadcasts, scalars");
   std::snprintf(line, sizeof line, "  %-22s %10.2f %-8s\n", "  graph nodes", r.mixed_nodes_per_op,
                 "per op");
   os << line;
