@@ -33,14 +33,8 @@ FunctionPtr extract_function(const Function& f, std::string name,
     for (auto o : node.operands) need(o);
   }
   std::vector<Node> nodes;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Node p;
-    p.op = OpCode::parameter;
-    p.attrs = ParameterAttrs{static_cast<int64_t>(i)};
-    p.outputs = {f.type(inputs[i])};
-    p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
-    nodes.push_back(std::move(p));
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    nodes.push_back(make_param_node(static_cast<int64_t>(i), f.type(inputs[i])));
   std::vector<int32_t> new_index(f.nodes().size(), -1);
   auto ref = [&](ValueRef v) -> ValueRef {
     auto it = input_pos.find({v.node, v.index});
@@ -55,16 +49,8 @@ FunctionPtr extract_function(const Function& f, std::string name,
     n.attrs = old.attrs;
     n.outputs = old.outputs;
     n.debug = old.debug;
-    SmallVec<uint64_t, 4> hashes;
-    SmallVec<int32_t, 4> idx;
-    for (auto o : old.operands) {
-      ValueRef r = ref(o);
-      n.operands.push_back(r);
-      hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
-      idx.push_back(r.index);
-    }
-    n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
-                       {idx.begin(), idx.size()});
+    for (auto o : old.operands) n.operands.push_back(ref(o));
+    seal_node(n, nodes);
     new_index[i] = static_cast<int32_t>(nodes.size());
     nodes.push_back(std::move(n));
   }

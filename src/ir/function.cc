@@ -35,6 +35,26 @@ uint64_t node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>&
   return h.digest();
 }
 
+Node make_param_node(int64_t index, const TensorType& t) {
+  Node p;
+  p.op = OpCode::parameter;
+  p.attrs = ParameterAttrs{index};
+  p.outputs = {t};
+  p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
+  return p;
+}
+
+void seal_node(Node& n, const std::vector<Node>& nodes) {
+  SmallVec<uint64_t, 4> hashes;
+  SmallVec<int32_t, 4> idx;
+  for (auto r : n.operands) {
+    hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
+    idx.push_back(r.index);
+  }
+  n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
+                     {idx.begin(), idx.size()});
+}
+
 Function::Function(std::string name, std::vector<Node> nodes, int num_params,
                    std::vector<ValueRef> results)
     : name_(std::move(name)),

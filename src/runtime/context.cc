@@ -106,30 +106,17 @@ FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values)
   std::vector<Node> nodes;
   nodes.reserve(w.leaves.size() + w.nodes.size());
   size_t nl = w.leaves.size();
-  for (size_t i = 0; i < nl; ++i) {
-    Node p;
-    p.op = OpCode::parameter;
-    p.attrs = ParameterAttrs{static_cast<int64_t>(i)};
-    p.outputs = w.leaves[i]->outputs;
-    p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
-    nodes.push_back(std::move(p));
-  }
+  for (size_t i = 0; i < nl; ++i)
+    nodes.push_back(make_param_node(static_cast<int64_t>(i), w.leaves[i]->outputs[0]));
   for (GraphNode* g : w.nodes) {
     Node n;
     n.op = g->op;
     n.attrs = g->attrs;
     n.outputs = g->outputs;
     n.debug = g->debug;
-    SmallVec<uint64_t, 4> hashes;
-    SmallVec<int32_t, 4> idx;
-    for (const auto& o : g->operands) {
-      ValueRef r{function_index(o.node.get(), nl), o.index};
-      n.operands.push_back(r);
-      hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
-      idx.push_back(r.index);
-    }
-    n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
-                       {idx.begin(), idx.size()});
+    for (const auto& o : g->operands)
+      n.operands.push_back(ValueRef{function_index(o.node.get(), nl), o.index});
+    seal_node(n, nodes);
     nodes.push_back(std::move(n));
   }
   std::vector<ValueRef> results;

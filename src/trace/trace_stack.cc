@@ -159,12 +159,7 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
   std::vector<Node> nodes;
   nodes.reserve(static_cast<size_t>(num_params) + order.size());
   auto param_node = [&](const GraphNode& g, int64_t i) {
-    Node p;
-    p.op = OpCode::parameter;
-    p.attrs = ParameterAttrs{i};
-    p.outputs = g.outputs;
-    p.hash = node_hash(p.op, p.attrs, p.outputs, {}, {});
-    nodes.push_back(std::move(p));
+    nodes.push_back(make_param_node(i, g.outputs[0]));
   };
   for (size_t i = 0; i < f.params.size(); ++i) param_node(*f.params[i], static_cast<int64_t>(i));
   for (size_t i = 0; i < f.captures.size(); ++i)
@@ -175,16 +170,8 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
     n.attrs = g->attrs;
     n.outputs = g->outputs;
     n.debug = g->debug;
-    SmallVec<uint64_t, 4> hashes;
-    SmallVec<int32_t, 4> idx;
-    for (const auto& o : g->operands) {
-      ValueRef r{index.at(o.node.get()), o.index};
-      n.operands.push_back(r);
-      hashes.push_back(nodes[static_cast<size_t>(r.node)].hash);
-      idx.push_back(r.index);
-    }
-    n.hash = node_hash(n.op, n.attrs, n.outputs, {hashes.begin(), hashes.size()},
-                       {idx.begin(), idx.size()});
+    for (const auto& o : g->operands) n.operands.push_back(ValueRef{index.at(o.node.get()), o.index});
+    seal_node(n, nodes);
     nodes.push_back(std::move(n));
   }
   std::vector<ValueRef> refs;

@@ -71,6 +71,11 @@ class Function {
   uint64_t hash_;
 };
 
+// The parameter node at position `index` of type `t`, hashed.
+Node make_param_node(int64_t index, const TensorType& t);
+// Sets n.hash from its parts and its operands, which refer to `nodes` (the nodes before it).
+void seal_node(Node& n, const std::vector<Node>& nodes);
+
 // Hash of a node from its parts and its operands' hashes (the rule Builder uses).
 uint64_t node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>& outputs,
                    std::span<const uint64_t> operand_hashes, std::span<const int32_t> operand_indices);
