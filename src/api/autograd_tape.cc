@@ -31,11 +31,38 @@ Tensor saved_copy(const Tensor& t) {
   return c;
 }
 
-void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs) {
+void save_input(GradNode& node, const Tensor& t) {
+  GradNode::Edge& e = node.next.emplace_back();
+  if (!t.defined()) {
+    node.inputs.emplace_back();
+    return;
+  }
+  TensorImpl* impl = t.impl();
+  node.inputs.push_back(saved_copy(t));
+  e.version = impl->version;
+  if (!impl->requires_grad) return;
+  if (impl->grad_fn) {
+    e.fn = impl->grad_fn;
+    e.index = impl->output_index;
+  } else {
+    e.leaf = t.impl_ptr();
+  }
+}
+
+void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index) {
+  node->outputs.push_back(t.detach());
+  if (!is_floating(t.dtype())) return;
+  TensorImpl* impl = t.impl();
+  impl->requires_grad = true;
+  impl->grad_fn = node;
+  impl->output_index = index;
+}
+
+void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> inputs,
+                 std::span<const Tensor> outputs) {
   if (!grad_enabled()) return;
   bool any = false;
-  for (const Tensor& t : inputs) any = any || (t.defined() && t.impl()->requires_grad);
+  for (const Tensor* t : inputs) any = any || (t->defined() && t->impl()->requires_grad);
   if (!any) return;
   bool float_out = false;
   for (const Tensor& t : outputs) float_out = float_out || is_floating(t.dtype());
@@ -46,35 +73,11 @@ void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& input
   node->sequence = next_grad_sequence();
   node->scope = current_scope();
   node->inputs.reserve(inputs.size());  // one allocation per list (recording's hot path)
-  node->input_versions.reserve(inputs.size());
-  node->input_types.reserve(inputs.size());
   node->next.reserve(inputs.size());
   node->outputs.reserve(outputs.size());
-  node->output_types.reserve(outputs.size());
-  for (const Tensor& t : inputs) {
-    node->inputs.push_back(saved_copy(t));
-    node->input_versions.push_back(t.impl()->version);
-    node->input_types.push_back(t.impl()->type());
-    GradNode::Edge e;
-    TensorImpl* impl = t.impl();
-    if (impl->requires_grad) {
-      if (impl->grad_fn) {
-        e.fn = impl->grad_fn;
-        e.index = impl->output_index;
-      } else {
-        e.leaf = t.impl_ptr();
-      }
-    }
-    node->next.push_back(std::move(e));
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    node->outputs.push_back(outputs[i].detach());
-    node->output_types.push_back(outputs[i].impl()->type());
-    if (!is_floating(outputs[i].dtype())) continue;
-    outputs[i].impl()->requires_grad = true;
-    outputs[i].impl()->grad_fn = node;
-    outputs[i].impl()->output_index = static_cast<int32_t>(i);
-  }
+  for (const Tensor* t : inputs) save_input(*node, *t);
+  for (size_t i = 0; i < outputs.size(); ++i)
+    save_output(node, outputs[i], static_cast<int32_t>(i));
 }
 
 Tensor& Tensor::requires_grad_(bool on) {

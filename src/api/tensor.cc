@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lazax/core/metrics.h"
+#include "lazax/core/small_vec.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/trace_stack.h"
 #include "tensor_impl.h"
@@ -95,9 +96,7 @@ Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs a
   if (!any_requires_grad(inputs) || !grad_enabled())
     return make_pending(record(op, std::move(ops), std::move(attrs)));
   Tensor out = make_pending(record(op, std::move(ops), attrs));
-  std::vector<Tensor> ins;
-  for (const Tensor* t : inputs) ins.push_back(*t);
-  record_grad(op, attrs, ins, {out});
+  record_grad(op, attrs, {inputs.begin(), inputs.size()}, {&out, 1});
   return out;
 }
 
@@ -109,7 +108,9 @@ std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs
   for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
   std::vector<Tensor> out;
   for (auto& v : record_multi(op, std::move(ops), attrs)) out.push_back(make_pending(v));
-  record_grad(op, attrs, inputs, out);
+  SmallVec<const Tensor*, 4> ins;
+  for (const Tensor& t : inputs) ins.push_back(&t);
+  record_grad(op, attrs, {ins.begin(), ins.size()}, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,19 +24,18 @@ struct GradNode {
   Attrs attrs;
   std::vector<Tensor> inputs;    // saved values (detached)
   std::vector<Tensor> outputs;   // saved values (detached)
-  std::vector<TensorType> input_types, output_types;
   // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
   struct Edge {
     std::shared_ptr<GradNode> fn;
     int32_t index = 0;
     std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
+    uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
   std::vector<Edge> next;
   bool released = false;  // saved values freed by backward(retain_graph=false)
   // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_vjp;
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_jvp;
-  std::vector<uint64_t> input_versions;  // versions of saved leaves, checked by backward
   // Nodes made while a profiler scope was open keep it (the backward reopens it).
   const char* scope = nullptr;
   uint64_t sequence = 0;  // creation order, for a deterministic backward order
@@ -63,8 +63,14 @@ bool grad_enabled();
 void set_grad_enabled(bool on);
 
 // Attaches a tape entry to `outputs` when grad mode is on and an input requires grad.
-void record_grad(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs,
-                 const std::vector<Tensor>& outputs);
+void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> inputs,
+                 std::span<const Tensor> outputs);
+
+// Appends `t` to `node`'s saved inputs, with the edge its cotangent takes.
+void save_input(GradNode& node, const Tensor& t);
+// Appends `t` to `node`'s saved outputs and makes it output `node`'s output `index` on the tape
+// (floating outputs only: the others carry no gradient).
+void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index);
 
 // A handle to a new pending value.
 inline Tensor make_pending(GraphValue v) { return Tensor(std::make_shared<TensorImpl>(std::move(v))); }

@@ -104,7 +104,7 @@ void check_saved(const GradNode& n) {
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const Tensor& t = n.inputs[i];
     if (t.defined() && t.impl()->requires_grad && !t.impl()->grad_fn &&
-        t.impl()->version != n.input_versions[i])
+        t.impl()->version != n.next[i].version)
       throw ValueError("[backward] a leaf " + t.type_str() + " saved by " +
                        std::string(op_name(n.op)) +
                        " was modified in place after it was used; do in-place updates after "
@@ -275,23 +275,9 @@ Tensor transform_input(const Tensor& p) {
   node->op = OpCode::optimization_barrier;
   node->custom_vjp = [](const std::vector<Tensor>& cts) { return cts; };
   node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };
-  node->inputs = {saved_copy(p)};
-  node->input_versions = {p.impl()->version};
-  node->outputs = {x.detach()};
-  node->input_types = {p.impl()->type()};
-  node->output_types = {p.impl()->type()};
-  GradNode::Edge e;
-  if (p.impl()->grad_fn) {
-    e.fn = p.impl()->grad_fn;
-    e.index = p.impl()->output_index;
-  } else {
-    e.leaf = p.impl_ptr();
-  }
-  node->next = {e};
   node->sequence = next_grad_sequence();
-  x.impl()->requires_grad = true;
-  x.impl()->grad_fn = node;
-  x.impl()->output_index = 0;
+  save_input(*node, p);
+  save_output(node, x, 0);
   return x;
 }
 

@@ -127,29 +127,8 @@ std::vector<Tensor> attach_custom_vjp(
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
-  for (const Tensor& t : inputs) {
-    node->inputs.push_back(saved_copy(t));
-    node->input_versions.push_back(t.impl()->version);
-    node->input_types.push_back(t.impl()->type());
-    GradNode::Edge e;
-    if (t.requires_grad()) {
-      if (t.impl()->grad_fn) {
-        e.fn = t.impl()->grad_fn;
-        e.index = t.impl()->output_index;
-      } else {
-        e.leaf = t.impl_ptr();
-      }
-    }
-    node->next.push_back(e);
-  }
-  for (size_t i = 0; i < fresh.size(); ++i) {
-    node->outputs.push_back(fresh[i].detach());
-    node->output_types.push_back(fresh[i].impl()->type());
-    if (!is_floating(fresh[i].dtype())) continue;
-    fresh[i].impl()->requires_grad = true;
-    fresh[i].impl()->grad_fn = node;
-    fresh[i].impl()->output_index = static_cast<int32_t>(i);
-  }
+  for (const Tensor& t : inputs) save_input(*node, t);
+  for (size_t i = 0; i < fresh.size(); ++i) save_output(node, fresh[i], static_cast<int32_t>(i));
   return fresh;
 }
 
