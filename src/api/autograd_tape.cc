@@ -67,7 +67,7 @@ void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> i
   bool float_out = false;
   for (const Tensor& t : outputs) float_out = float_out || is_floating(t.dtype());
   if (!float_out) return;  // integer and bool results carry no gradient
-  auto node = std::make_shared<GradNode>();
+  auto node = make_pooled<GradNode>();
   node->op = op;
   node->attrs = attrs;
   node->sequence = next_grad_sequence();

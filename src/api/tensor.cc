@@ -1,7 +1,9 @@
 // Tensor handles: metadata, reading values (graph breaks), in-place rebinding, factories, sync.
+#include <bit>
 #include <cmath>
 #include <ostream>
 #include <string>
+#include <unordered_map>
 
 #include "lazax/core/metrics.h"
 #include "lazax/core/small_vec.h"
@@ -21,7 +23,7 @@ std::string loc_str(const Loc& loc) {
 }
 }  // namespace
 
-Tensor::Tensor(Literal value) : impl_(std::make_shared<TensorImpl>(std::move(value))) {}
+Tensor::Tensor(Literal value) : impl_(make_pooled<TensorImpl>(std::move(value))) {}
 
 DType Tensor::dtype() const { return checked(*this, "dtype").type().dtype; }
 const Shape& Tensor::shape() const { return checked(*this, "shape").type().shape; }
@@ -126,13 +128,45 @@ int64_t norm_dim(int64_t d, int64_t rank, const char* op) {
   return rank == 0 ? 0 : r;
 }
 
+namespace {
+// Host scalars in lazy mode: one data leaf per (dtype, value), shared by every use, as PyTorch's
+// lazy tensors cache the device data of scalars. A step that multiplies by 0.5 a thousand times
+// has one graph input for it, not a thousand (each hashed, walked and passed at every sync).
+// Bounded: when full, the cache starts over (the next graph may then wire a value twice, which
+// costs one recompile).
+struct ScalarKey {
+  uint64_t bits;
+  DType dtype;
+  bool operator==(const ScalarKey&) const = default;
+};
+struct ScalarKeyHash {
+  size_t operator()(const ScalarKey& k) const {
+    return std::hash<uint64_t>()(k.bits * 31 + static_cast<uint64_t>(k.dtype));
+  }
+};
+struct ScalarLeaf {
+  Literal value;
+  GraphNodePtr leaf;
+};
+constexpr size_t kMaxScalarLeaves = 1024;
+thread_local std::unordered_map<ScalarKey, ScalarLeaf, ScalarKeyHash> t_scalar_leaves;
+}  // namespace
+
 Tensor host_scalar(double v, DType dtype) {
   // Inside a function trace a host scalar is part of the program (static, like a static
   // argument); in lazy mode it is data, so that changing it never recompiles.
   if (v == 0.0 || v == 1.0 || current_frame()) {
     return record_op(OpCode::constant, {}, ConstantAttrs{Literal::scalar_of(dtype, v)});
   }
-  return Tensor(Literal::scalar_of(dtype, v));
+  ScalarKey key{std::bit_cast<uint64_t>(v), dtype};
+  auto it = t_scalar_leaves.find(key);
+  if (it == t_scalar_leaves.end()) {
+    if (t_scalar_leaves.size() >= kMaxScalarLeaves) t_scalar_leaves.clear();
+    Literal value = Literal::scalar_of(dtype, v);
+    GraphNodePtr leaf = data_leaf(value).node;
+    it = t_scalar_leaves.emplace(key, ScalarLeaf{std::move(value), std::move(leaf)}).first;
+  }
+  return Tensor(make_pooled<TensorImpl>(it->second.value, it->second.leaf));
 }
 
 // ---- in-place: rebind the shared impl to the new value ----

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lazax/core/error.h"
+#include "lazax/core/pool_allocator.h"
 #include "lazax/tensor.h"
 #include "lazax/trace/lazy_value.h"
 
@@ -73,7 +74,7 @@ void save_input(GradNode& node, const Tensor& t);
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index);
 
 // A handle to a new pending value.
-inline Tensor make_pending(GraphValue v) { return Tensor(std::make_shared<TensorImpl>(std::move(v))); }
+inline Tensor make_pending(GraphValue v) { return Tensor(make_pooled<TensorImpl>(std::move(v))); }
 
 // The graph operand for `t` (throws a clear error naming `op` for an undefined tensor).
 GraphValue operand(const Tensor& t, const char* op);

@@ -271,7 +271,7 @@ Tensor transform_input(const Tensor& p) {
     return x;
   }
   // An identity tape entry: the enclosing transform differentiates through it, this one stops.
-  auto node = std::make_shared<GradNode>();
+  auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
   node->custom_vjp = [](const std::vector<Tensor>& cts) { return cts; };
   node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };

@@ -111,7 +111,7 @@ std::vector<Tensor> attach_custom_vjp(
   bool any = false;
   for (const Tensor& t : inputs) any = any || t.requires_grad();
   if (!any || !grad_enabled()) return fresh;
-  auto node = std::make_shared<GradNode>();
+  auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
   size_t n_in = inputs.size();

@@ -10,6 +10,7 @@
 #include "lazax/core/error.h"
 #include "lazax/core/hash.h"
 #include "lazax/core/metrics.h"
+#include "lazax/core/pool_allocator.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
 
@@ -21,65 +22,11 @@ metrics::Counter& ops_recorded() {
   return c;
 }
 
-// Graph nodes are recycled through a free list per thread. A training loop frees each step's
-// graph at sync and records the next one right away: recycling spares the system allocator that
-// churn, in which it may hand the pages back to the OS and fault them in again on the next step.
-// At most kMaxFreeBlocks blocks are kept (more than the default graph-size cut).
-constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
-
-template <class T>
-struct FreeBlocks {
-  struct Block {
-    Block* next;
-  };
-  Block* head = nullptr;
-  size_t count = 0;
-  static inline thread_local bool dead = false;  // this thread's list is gone (thread exit)
-  ~FreeBlocks() {
-    dead = true;
-    while (head) ::operator delete(std::exchange(head, head->next), sizeof(T));
-  }
-};
-template <class T>
-thread_local FreeBlocks<T> t_free_blocks;
-
-template <class T>
-struct NodeAllocator {
-  static_assert(sizeof(T) >= sizeof(void*) && alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
-  using value_type = T;
-  NodeAllocator() = default;
-  template <class U>
-  NodeAllocator(const NodeAllocator<U>&) {}
-
-  T* allocate(size_t n) {
-    if (n == 1 && !FreeBlocks<T>::dead && t_free_blocks<T>.head) {
-      FreeBlocks<T>& f = t_free_blocks<T>;
-      --f.count;
-      T* p = reinterpret_cast<T*>(std::exchange(f.head, f.head->next));
-      // The next block is written by the next recording: fetch it now (a freed graph is cold).
-      if (f.head) {
-        for (size_t i = 0; i < sizeof(T); i += 64)
-          __builtin_prefetch(reinterpret_cast<const char*>(f.head) + i, 1);
-      }
-      return p;
-    }
-    return static_cast<T*>(::operator new(n * sizeof(T)));
-  }
-  void deallocate(T* p, size_t n) {
-    if (n == 1 && !FreeBlocks<T>::dead && t_free_blocks<T>.count < kMaxFreeBlocks) {
-      FreeBlocks<T>& f = t_free_blocks<T>;
-      f.head = new (p) typename FreeBlocks<T>::Block{f.head};
-      ++f.count;
-      return;
-    }
-    ::operator delete(p, n * sizeof(T));
-  }
-  friend bool operator==(const NodeAllocator&, const NodeAllocator&) { return true; }
-};
-
+// Graph nodes come from a pool (core/pool_allocator.h): each step frees one graph and records
+// the next.
 template <class... A>
 GraphNodePtr new_node(A&&... args) {
-  return std::allocate_shared<GraphNode>(NodeAllocator<GraphNode>(), std::forward<A>(args)...);
+  return make_pooled<GraphNode>(std::forward<A>(args)...);
 }
 
 }  // namespace

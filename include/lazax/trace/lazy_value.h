@@ -13,6 +13,9 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
  public:
   LazyValue() = default;
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
+  // Data with the graph leaf that stands for it already made (a leaf shared by many values).
+  LazyValue(Literal data, GraphNodePtr leaf) : type_(data.type), data_(std::move(data)),
+                                               leaf_(std::move(leaf)) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
   explicit LazyValue(GraphValue v) : type_(v.type()), pending_(std::move(v)) { link(); }
   virtual ~LazyValue();
