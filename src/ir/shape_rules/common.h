@@ -1,9 +1,15 @@
 // Helpers shared by the shape rules: "[op] ..." messages that name the operand types, and the
 // checks (axes in range, lists the right length, dims that do not overflow) every rule repeats.
+//
+// Shape rules run on every recorded op, so a rule must not build message text unless a check
+// fails: the checks below take their context (the text naming the operands) as a string literal
+// or as a callable returning the text, e.g. `[&] { return x.str() + " -> " + r.str(); }`, and
+// call it only on the failure path.
 #pragma once
 #include <algorithm>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lazax/core/error.h"
@@ -33,6 +39,18 @@ inline std::string list_str(std::span<const int64_t> v) {
 }
 inline std::string num(int64_t v) { return std::to_string(v); }
 inline std::string dt(DType t) { return std::string(dtype_name(t)); }
+
+// The text of a lazily given context: a string literal, or a callable returning the text.
+template <class Ctx>
+std::string text(const Ctx& context) {
+  static_assert(!std::is_same_v<Ctx, std::string>,
+                "pass a lambda returning the string, so it is built only when a check fails");
+  if constexpr (std::is_invocable_v<const Ctx&>) {
+    return std::string(context());
+  } else {
+    return std::string(context);
+  }
+}
 
 inline int64_t checked_add(OpCode op, int64_t a, int64_t b) {
   int64_t r = 0;
@@ -65,22 +83,23 @@ inline void check_axis(OpCode op, int64_t axis, const TensorType& t, const char*
 }
 
 // Each entry in [0, bound), no duplicates; if `sorted`, strictly increasing.
-inline void check_axes(OpCode op, std::span<const int64_t> axes, int64_t bound, const char* what,
-                       const std::string& context, bool sorted = false) {
+template <class Ctx>
+void check_axes(OpCode op, std::span<const int64_t> axes, int64_t bound, const char* what,
+                const Ctx& context, bool sorted = false) {
   for (size_t i = 0; i < axes.size(); ++i) {
     if (axes[i] < 0 || axes[i] >= bound) {
       shape_fail(op, std::string(what) + " " + list_str(axes) + " has " + num(axes[i]) +
-                         ", out of range [0, " + num(bound) + ") for " + context);
+                         ", out of range [0, " + num(bound) + ") for " + text(context));
     }
     for (size_t j = 0; j < i; ++j) {
       if (axes[j] == axes[i]) {
         shape_fail(op, std::string(what) + " " + list_str(axes) + " repeats " + num(axes[i]) +
-                           " for " + context + "; list each dimension once");
+                           " for " + text(context) + "; list each dimension once");
       }
     }
     if (sorted && i > 0 && axes[i - 1] >= axes[i]) {
       shape_fail(op, std::string(what) + " " + list_str(axes) + " must be sorted increasing for " +
-                         context);
+                         text(context));
     }
   }
 }
@@ -89,11 +108,12 @@ inline bool contains(std::span<const int64_t> v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
-inline void check_len(OpCode op, size_t got, size_t want, const char* what,
-                      const std::string& context) {
+template <class Ctx>
+void check_len(OpCode op, size_t got, size_t want, const char* what, const Ctx& context) {
   if (got != want) {
     shape_fail(op, std::string(what) + " has " + num(static_cast<int64_t>(got)) +
-                       " entries but needs " + num(static_cast<int64_t>(want)) + " for " + context);
+                       " entries but needs " + num(static_cast<int64_t>(want)) + " for " +
+                       text(context));
   }
 }
 
@@ -102,23 +122,25 @@ inline bool is_int_scalar(const TensorType& t) {
 }
 
 // Parameter / result types of a sub-function, checking it exists and is well-formed enough to
-// read (the verifier checks the rest).
-inline const Function& sub_function(OpCode op, const FunctionPtr& f, const std::string& what) {
-  if (!f) shape_fail(op, what + " is missing (null function)");
+// read (the verifier checks the rest). `what` names it (a string literal or a callable, as above).
+template <class What>
+const Function& sub_function(OpCode op, const FunctionPtr& f, const What& what) {
+  if (!f) shape_fail(op, text(what) + " is missing (null function)");
   const auto& nodes = f->nodes();
   if (f->num_params() < 0 || static_cast<size_t>(f->num_params()) > nodes.size()) {
-    shape_fail(op, what + " @" + f->name() + " is malformed (bad parameter count)");
+    shape_fail(op, text(what) + " @" + f->name() + " is malformed (bad parameter count)");
   }
   for (int i = 0; i < f->num_params(); ++i) {
     if (nodes[static_cast<size_t>(i)].outputs.size() != 1) {
-      shape_fail(op, what + " @" + f->name() + " is malformed (parameter " + num(i) +
+      shape_fail(op, text(what) + " @" + f->name() + " is malformed (parameter " + num(i) +
                          " does not have one output)");
     }
   }
   for (auto r : f->results()) {
     if (r.node < 0 || static_cast<size_t>(r.node) >= nodes.size() || r.index < 0 ||
         static_cast<size_t>(r.index) >= nodes[static_cast<size_t>(r.node)].outputs.size()) {
-      shape_fail(op, what + " @" + f->name() + " is malformed (a result refers to a missing value)");
+      shape_fail(
+          op, text(what) + " @" + f->name() + " is malformed (a result refers to a missing value)");
     }
   }
   return *f;

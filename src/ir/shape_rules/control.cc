@@ -11,16 +11,17 @@ std::string sig_str(const std::vector<TensorType>& params, const std::vector<Ten
   return "(" + types_str(params) + ") -> (" + types_str(results) + ")";
 }
 
-// Parameters of `f` must be exactly `want`.
+// Parameters of `f` must be exactly `want`; `what` names `f` (a string literal or a callable, built
+// only on failure).
 // (Compared in place: a call with many operands, such as assume_pure's backward, is recorded
 // on every step.)
-void check_params(OpCode op, const Function& f, const std::string& what,
-                  std::span<const TensorType> want, const std::string& want_desc) {
+template <class What>
+void check_params(OpCode op, const Function& f, const What& what, std::span<const TensorType> want,
+                  const char* want_desc) {
   bool same = want.size() == static_cast<size_t>(f.num_params());
-  for (size_t i = 0; same && i < want.size(); ++i)
-    same = f.nodes()[i].outputs[0] == want[i];
+  for (size_t i = 0; same && i < want.size(); ++i) same = f.nodes()[i].outputs[0] == want[i];
   if (!same) {
-    shape_fail(op, what + " @" + f.name() + " takes (" + types_str(f.param_types()) +
+    shape_fail(op, text(what) + " @" + f.name() + " takes (" + types_str(f.param_types()) +
                        ") but must take " + want_desc + " (" + types_str(want) + ")");
   }
 }
@@ -50,14 +51,14 @@ void cond(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   auto operands = in.subspan(1);
   std::vector<TensorType> results0;
   for (size_t b = 0; b < a.branches.size(); ++b) {
-    const std::string what = "branch " + num(static_cast<int64_t>(b));
+    const auto what = [b] { return "branch " + num(static_cast<int64_t>(b)); };
     const Function& f = sub_function(op, a.branches[b], what);
     check_params(op, f, what, operands, "the operand types");
     auto results = f.result_types();
     if (b == 0) {
       results0 = std::move(results);
     } else if (results != results0) {
-      shape_fail(op, what + " @" + f.name() + " returns (" + types_str(results) +
+      shape_fail(op, what() + " @" + f.name() + " returns (" + types_str(results) +
                          ") but branch 0 @" + a.branches[0]->name() + " returns (" +
                          types_str(results0) + "); all branches must return the same types");
     }
@@ -73,8 +74,8 @@ void while_loop(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   check_params(op, c, "cond", in, "the carry types");
   auto cr = c.result_types();
   if (cr.size() != 1 || cr[0] != TensorType{DType::boolean, Shape{}}) {
-    shape_fail(op, "cond @" + c.name() + " returns (" + types_str(cr) +
-                       ") but must return one bool[]");
+    shape_fail(op,
+               "cond @" + c.name() + " returns (" + types_str(cr) + ") but must return one bool[]");
   }
   check_params(op, body, "body", in, "the carry types");
   auto br = body.result_types();
@@ -113,8 +114,7 @@ void scan(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   if (br.size() < nc || !std::equal(carry.begin(), carry.end(), br.begin())) {
     shape_fail(op, "body @" + body.name() + " returns (" + types_str(br) +
                        ") but must return the carry types (" + types_str(carry) +
-                       ") followed by the y types; signature " +
-                       sig_str(body.param_types(), br));
+                       ") followed by the y types; signature " + sig_str(body.param_types(), br));
   }
   out.assign(carry.begin(), carry.end());
   for (size_t i = nc; i < br.size(); ++i) {

@@ -13,8 +13,8 @@ int64_t rank_of(const TensorType& t) { return static_cast<int64_t>(t.shape.rank(
 void check_starts(OpCode op, std::span<const TensorType> starts, const TensorType& operand) {
   if (static_cast<int64_t>(starts.size()) != rank_of(operand)) {
     shape_fail(op, "needs one start index per dimension of " + operand.str() + " (" +
-                       num(rank_of(operand)) + "), got " + num(static_cast<int64_t>(starts.size())) +
-                       " (" + types_str(starts) + ")");
+                       num(rank_of(operand)) + "), got " +
+                       num(static_cast<int64_t>(starts.size())) + " (" + types_str(starts) + ")");
   }
   for (size_t i = 0; i < starts.size(); ++i) {
     if (!is_int_scalar(starts[i])) {
@@ -33,9 +33,9 @@ void broadcast_in_dim(OpCode op, std::span<const TensorType> in, const Attrs& at
   const TensorType& x = in[0];
   TensorType result{x.dtype, a.shape};
   checked_numel(op, a.shape, "target shape");
-  const std::string ctx = x.str() + " -> " + result.str();
+  const auto ctx = [&] { return x.str() + " -> " + result.str(); };
   check_len(op, a.broadcast_dimensions.size(), x.shape.rank(), "broadcast_dimensions",
-            ctx + " (one entry per operand dimension)");
+            [&] { return ctx() + " (one entry per operand dimension)"; });
   check_axes(op, a.broadcast_dimensions, static_cast<int64_t>(a.shape.rank()),
              "broadcast_dimensions", ctx, /*sorted=*/true);
   for (size_t i = 0; i < x.shape.rank(); ++i) {
@@ -64,8 +64,8 @@ void reshape(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   int64_t n = checked_numel(op, a.new_sizes, "new_sizes");
   if (n != checked_numel(op, x.shape, "operand shape")) {
     shape_fail(op, "cannot reshape " + x.str() + " (" + num(x.numel()) + " elements) to " +
-                       a.new_sizes.str() + " (" + num(n) + " elements); sizes must have the same "
-                       "product");
+                       a.new_sizes.str() + " (" + num(n) +
+                       " elements); sizes must have the same product");
   }
   out = {result};
 }
@@ -74,7 +74,7 @@ void transpose(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
                std::vector<TensorType>& out) {
   const auto& a = std::get<TransposeAttrs>(attrs);
   const TensorType& x = in[0];
-  const std::string ctx = x.str() + " (permutation must list each of its dimensions once)";
+  const auto ctx = [&] { return x.str() + " (permutation must list each of its dimensions once)"; };
   check_len(op, a.permutation.size(), x.shape.rank(), "permutation", ctx);
   check_axes(op, a.permutation, rank_of(x), "permutation", ctx);
   Shape s;
@@ -87,10 +87,12 @@ void slice(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   const auto& a = std::get<SliceAttrs>(attrs);
   const TensorType& x = in[0];
   const size_t r = x.shape.rank();
-  const std::string ctx = x.str() + " (one entry per dimension)";
+  const auto ctx = [&] { return x.str() + " (one entry per dimension)"; };
   check_len(op, a.start_indices.size(), r, "start_indices", ctx);
   check_len(op, a.limit_indices.size(), r, "limit_indices", ctx);
-  if (!a.strides.empty()) check_len(op, a.strides.size(), r, "strides", ctx + ", or empty");
+  if (!a.strides.empty()) {
+    check_len(op, a.strides.size(), r, "strides", [&] { return ctx() + ", or empty"; });
+  }
   Shape s;
   for (size_t i = 0; i < r; ++i) {
     int64_t lo = a.start_indices[i], hi = a.limit_indices[i];
@@ -101,8 +103,7 @@ void slice(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
                          num(lo) + " and limit " + num(hi));
     }
     if (st < 1) {
-      shape_fail(op, "strides " + list_str(a.strides) + " for " + x.str() +
-                         " must all be >= 1");
+      shape_fail(op, "strides " + list_str(a.strides) + " for " + x.str() + " must all be >= 1");
     }
     s.dims().push_back(hi == lo ? 0 : (hi - lo - 1) / st + 1);
   }
@@ -116,7 +117,7 @@ void dynamic_slice(OpCode op, std::span<const TensorType> in, const Attrs& attrs
   const TensorType& x = in[0];
   check_starts(op, in.subspan(1), x);
   check_len(op, a.slice_sizes.size(), x.shape.rank(), "slice_sizes",
-            x.str() + " (one entry per dimension)");
+            [&] { return x.str() + " (one entry per dimension)"; });
   for (size_t i = 0; i < a.slice_sizes.size(); ++i) {
     if (a.slice_sizes[i] < 0 || a.slice_sizes[i] > x.shape[i]) {
       shape_fail(op, "slice_sizes " + list_str(a.slice_sizes) + " do not fit in " + x.str() +
@@ -129,8 +130,8 @@ void dynamic_slice(OpCode op, std::span<const TensorType> in, const Attrs& attrs
 void dynamic_update_slice(OpCode op, std::span<const TensorType> in, const Attrs&,
                           std::vector<TensorType>& out) {
   if (in.size() < 2) {
-    shape_fail(op, "needs an operand, an update and one start index per dimension, got " +
-                       types_str(in));
+    shape_fail(
+        op, "needs an operand, an update and one start index per dimension, got " + types_str(in));
   }
   const TensorType& x = in[0];
   const TensorType& u = in[1];
@@ -139,8 +140,8 @@ void dynamic_update_slice(OpCode op, std::span<const TensorType> in, const Attrs
   }
   for (size_t i = 0; i < x.shape.rank(); ++i) {
     if (u.shape[i] > x.shape[i]) {
-      shape_fail(op, "update " + u.str() + " does not fit in operand " + x.str() +
-                         " (dimension " + num(static_cast<int64_t>(i)) + ")");
+      shape_fail(op, "update " + u.str() + " does not fit in operand " + x.str() + " (dimension " +
+                         num(static_cast<int64_t>(i)) + ")");
     }
   }
   if (u.dtype != x.dtype) {
@@ -162,8 +163,8 @@ void concatenate(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   for (size_t k = 1; k < in.size(); ++k) {
     const TensorType& y = in[k];
     if (y.dtype != x.dtype) {
-      dtype_fail(op, "operands must have the same dtype, got " + types_str(in) +
-                         "; convert them first");
+      dtype_fail(
+          op, "operands must have the same dtype, got " + types_str(in) + "; convert them first");
     }
     bool fits = y.shape.rank() == x.shape.rank();
     for (size_t i = 0; fits && i < x.shape.rank(); ++i) fits = i == d || y.shape[i] == x.shape[i];
@@ -187,7 +188,7 @@ void pad(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   if (v.dtype != x.dtype) {
     dtype_fail(op, "padding value " + v.str() + " must have the dtype of operand " + x.str());
   }
-  const std::string ctx = x.str() + " (one entry per dimension)";
+  const auto ctx = [&] { return x.str() + " (one entry per dimension)"; };
   const size_t r = x.shape.rank();
   check_len(op, a.edge_padding_low.size(), r, "edge_padding_low", ctx);
   check_len(op, a.edge_padding_high.size(), r, "edge_padding_high", ctx);
@@ -199,15 +200,15 @@ void pad(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
                          " must be >= 0");
     }
     int64_t d = x.shape[i];
-    int64_t n = checked_add(op, d, checked_mul(op, std::max<int64_t>(d - 1, 0),
-                                               a.interior_padding[i]));
+    int64_t n =
+        checked_add(op, d, checked_mul(op, std::max<int64_t>(d - 1, 0), a.interior_padding[i]));
     n = checked_add(op, n, a.edge_padding_low[i]);
     n = checked_add(op, n, a.edge_padding_high[i]);
     if (n < 0) {
       shape_fail(op, "padding low " + list_str(a.edge_padding_low) + ", high " +
                          list_str(a.edge_padding_high) + " makes dimension " +
-                         num(static_cast<int64_t>(i)) + " of " + x.str() + " negative (" +
-                         num(n) + ")");
+                         num(static_cast<int64_t>(i)) + " of " + x.str() + " negative (" + num(n) +
+                         ")");
     }
     s.dims().push_back(n);
   }

@@ -18,7 +18,7 @@ void reduce(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
     dtype_fail(op, "does not accept bool operands, got " + x.str() +
                        "; convert to an integer dtype first (or use reduce_max as 'any')");
   }
-  check_axes(op, a.axes, rank_of(x), "axes", x.str());
+  check_axes(op, a.axes, rank_of(x), "axes", [&] { return x.str(); });
   Shape s;
   for (size_t i = 0; i < x.shape.rank(); ++i) {
     if (!contains(a.axes, static_cast<int64_t>(i))) s.dims().push_back(x.shape[i]);
@@ -63,32 +63,35 @@ void dot_general(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   const auto& a = std::get<DotGeneralAttrs>(attrs);
   const TensorType& l = in[0];
   const TensorType& r = in[1];
-  const std::string ctx = l.str() + " x " + r.str();
+  const auto ctx = [&] { return l.str() + " x " + r.str(); };
   if (l.dtype != r.dtype) {
-    dtype_fail(op, "operands must have the same dtype, got " + ctx + "; convert one first");
+    dtype_fail(op, "operands must have the same dtype, got " + ctx() + "; convert one first");
   }
   if (l.dtype == DType::boolean) {
-    dtype_fail(op, "does not accept bool operands, got " + ctx + "; convert them first");
+    dtype_fail(op, "does not accept bool operands, got " + ctx() + "; convert them first");
   }
   check_len(op, a.rhs_batch.size(), a.lhs_batch.size(), "rhs_batch",
-            ctx + " (as many as lhs_batch " + list_str(a.lhs_batch) + ")");
-  check_len(op, a.rhs_contracting.size(), a.lhs_contracting.size(), "rhs_contracting",
-            ctx + " (as many as lhs_contracting " + list_str(a.lhs_contracting) + ")");
+            [&] { return ctx() + " (as many as lhs_batch " + list_str(a.lhs_batch) + ")"; });
+  check_len(op, a.rhs_contracting.size(), a.lhs_contracting.size(), "rhs_contracting", [&] {
+    return ctx() + " (as many as lhs_contracting " + list_str(a.lhs_contracting) + ")";
+  });
   // Batch and contracting dims together must be distinct dims of each side.
   IntList lhs_used = a.lhs_batch, rhs_used = a.rhs_batch;
   lhs_used.insert(lhs_used.end(), a.lhs_contracting.begin(), a.lhs_contracting.end());
   rhs_used.insert(rhs_used.end(), a.rhs_contracting.begin(), a.rhs_contracting.end());
-  check_axes(op, lhs_used, rank_of(l), "lhs batch+contracting dims", "lhs " + l.str());
-  check_axes(op, rhs_used, rank_of(r), "rhs batch+contracting dims", "rhs " + r.str());
+  check_axes(op, lhs_used, rank_of(l), "lhs batch+contracting dims",
+             [&] { return "lhs " + l.str(); });
+  check_axes(op, rhs_used, rank_of(r), "rhs batch+contracting dims",
+             [&] { return "rhs " + r.str(); });
   for (size_t i = 0; i < lhs_used.size(); ++i) {
     int64_t ls = l.shape[static_cast<size_t>(lhs_used[i])];
     int64_t rs = r.shape[static_cast<size_t>(rhs_used[i])];
     if (ls != rs) {
       const bool batch = i < a.lhs_batch.size();
-      shape_fail(op, std::string(batch ? "batch" : "contracting") + " dimension sizes differ: lhs "
-                         "dimension " + num(lhs_used[i]) + " of " + l.str() + " has " + num(ls) +
-                         ", rhs dimension " + num(rhs_used[i]) + " of " + r.str() + " has " +
-                         num(rs));
+      shape_fail(op, std::string(batch ? "batch" : "contracting") +
+                         " dimension sizes differ: lhs dimension " + num(lhs_used[i]) + " of " +
+                         l.str() + " has " + num(ls) + ", rhs dimension " + num(rhs_used[i]) +
+                         " of " + r.str() + " has " + num(rs));
     }
   }
   Shape s;
