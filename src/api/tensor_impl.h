@@ -10,6 +10,7 @@
 #include "lazax/core/error.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/tensor.h"
+#include "lazax/trace/inline_vec.h"
 #include "lazax/trace/lazy_value.h"
 
 namespace lazax {
@@ -40,6 +41,12 @@ struct GradNode {
   // Nodes made while a profiler scope was open keep it (the backward reopens it).
   const char* scope = nullptr;
   uint64_t sequence = 0;  // creation order, for a deterministic backward order
+  // Scratch of the backward walk (autodiff/engine.cc), so that it needs no maps: the walk that
+  // last visited this node, whether the node leads to a target, and the cotangents of its
+  // outputs gathered so far.
+  uint64_t walk = 0;
+  bool leads = false;
+  InlineVec<Tensor, 1> out_cts;
 };
 
 class TensorImpl : public LazyValue {

@@ -1,6 +1,7 @@
 #include "engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,51 +40,74 @@ Tensor accumulate(const Tensor& a, const Tensor& b) {
   return a + b;
 }
 
-// Every tape node reachable from the roots that leads to a target (or, when `all`, any node),
-// in creation order.
-std::vector<std::shared_ptr<GradNode>> collect(const std::vector<Tensor>& roots,
-                                               const std::unordered_set<Key, KeyHash>& targets,
-                                               bool all) {
-  std::unordered_map<GradNode*, bool> leads;  // memo: node leads to a target
-  std::vector<std::shared_ptr<GradNode>> out;
+// The walks of the tape (run_backward, run_forward) number themselves; a node's `walk` says
+// which walk last visited it, its `leads` and `out_cts` are valid for that walk only.
+uint64_t next_walk() {
+  static std::atomic<uint64_t> walks{0};
+  return walks.fetch_add(1) + 1;
+}
+
+// The tape nodes reachable from the roots. `visited` lists every node the walk marked (their
+// scratch is reset); `order` those that lead to a target (or, when `all`, any node), in creation
+// order.
+struct TapeWalk {
+  uint64_t id = next_walk();
+  std::vector<GradNode*> visited;
+  std::vector<std::shared_ptr<GradNode>> order;
+  bool seen(const GradNode* n) const { return n->walk == id; }
+  void mark(GradNode* n) {
+    n->walk = id;
+    n->leads = false;
+    n->out_cts.clear();
+    visited.push_back(n);
+  }
+  // Drops the cotangents left on visited nodes (also when a rule threw half-way).
+  ~TapeWalk() {
+    for (GradNode* n : visited) n->out_cts.clear();
+  }
+};
+
+void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, KeyHash>& targets,
+             bool all, TapeWalk& w) {
   // Iterative DFS with post-order evaluation of `leads`.
   std::vector<std::pair<std::shared_ptr<GradNode>, size_t>> stack;
   auto visit_root = [&](const std::shared_ptr<GradNode>& root) {
-    if (!root || leads.count(root.get())) return;
-    leads[root.get()] = false;
+    if (!root || w.seen(root.get())) return;
+    w.mark(root.get());
     stack.push_back({root, 0});
     while (!stack.empty()) {
       auto& [n, next] = stack.back();
       if (next < n->next.size()) {
         const auto& e = n->next[next++];
-        if (e.fn && !targets.count(Key{e.fn.get(), e.index}) && !leads.count(e.fn.get())) {
-          leads[e.fn.get()] = false;
+        if (e.fn && !w.seen(e.fn.get()) && !targets.count(Key{e.fn.get(), e.index})) {
+          w.mark(e.fn.get());
           stack.push_back({e.fn, 0});
         }
         continue;
       }
       bool l = all;
       for (const auto& e : n->next) {
-        if (targets.count(key_of(e))) l = true;
-        else if (e.fn && leads[e.fn.get()]) l = true;
+        if (l) break;
+        if (e.fn ? (w.seen(e.fn.get()) && e.fn->leads) : false) l = true;
+        else if (!targets.empty() && targets.count(key_of(e))) l = true;
         else if (all && (e.fn || !e.leaf.expired())) l = true;
       }
-      leads[n.get()] = l;
-      if (l) out.push_back(n);
+      n->leads = l;
+      if (l) w.order.push_back(n);
       stack.pop_back();
     }
   };
   for (const Tensor& r : roots)
     if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r))) visit_root(r.impl()->grad_fn);
-  std::sort(out.begin(), out.end(),
+  std::sort(w.order.begin(), w.order.end(),
             [](const auto& a, const auto& b) { return a->sequence < b->sequence; });
-  return out;
 }
 
-// The saved outputs of `n`, re-attached to `n` so that rules using them stay differentiable.
-std::vector<Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph) {
+// The saved outputs of `n` as its rule sees them: as saved, or (create_graph) re-attached to `n`
+// so that rules using them stay differentiable.
+const std::vector<Tensor>& outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph,
+                                            std::vector<Tensor>& outs) {
   if (!create_graph) return n->outputs;
-  std::vector<Tensor> outs;
   for (size_t i = 0; i < n->outputs.size(); ++i) {
     Tensor o = n->outputs[i].detach();
     if (is_floating(o.dtype())) {
@@ -95,6 +119,7 @@ std::vector<Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, bool cr
   }
   return outs;
 }
+
 
 void check_saved(const GradNode& n) {
   if (n.released)
@@ -121,14 +146,37 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
                                  bool retain_graph, bool create_graph) {
   std::unordered_set<Key, KeyHash> target_keys;
   for (const Tensor& t : targets) target_keys.insert(key_of(t));
-  std::vector<std::shared_ptr<GradNode>> order = collect(roots, target_keys, accumulate_leaves);
+  TapeWalk walk;
+  collect(roots, target_keys, accumulate_leaves, walk);
+  const std::vector<std::shared_ptr<GradNode>>& order = walk.order;
   for (const auto& n : order) check_saved(*n);
 
   std::optional<EnableGrad> enable;
   std::optional<NoGrad> disable;
   if (create_graph) enable.emplace(); else disable.emplace();
 
-  std::unordered_map<Key, Tensor, KeyHash> grads;
+  // Cotangents gathered so far: on the node for outputs of visited nodes, in `other` for the
+  // rest (leaves that are targets, and targets the walk stopped at).
+  std::unordered_map<Key, Tensor, KeyHash> other;
+  auto add_ct = [&](const Key& k, const Tensor& g) {
+    auto* node = static_cast<GradNode*>(const_cast<void*>(k.p));
+    if (k.i >= 0 && walk.seen(node)) {
+      auto& slots = node->out_cts;
+      while (slots.size() <= static_cast<size_t>(k.i)) slots.emplace_back();
+      slots[static_cast<size_t>(k.i)] = accumulate(slots[static_cast<size_t>(k.i)], g);
+    } else if (target_keys.count(k)) {
+      other[k] = accumulate(other[k], g);
+    }
+  };
+  auto ct_of = [&](const Key& k) -> Tensor {
+    auto* node = static_cast<const GradNode*>(k.p);
+    if (k.i >= 0 && walk.seen(node))
+      return static_cast<size_t>(k.i) < node->out_cts.size()
+                 ? node->out_cts[static_cast<size_t>(k.i)]
+                 : Tensor();
+    auto it = other.find(k);
+    return it != other.end() ? it->second : Tensor();
+  };
   // A leaf's grad is a handle of its own: a detached copy of `g`, unless `g` is one already (a
   // result without a tape entry that nothing else holds: most are, and a model has many leaves).
   auto own_handle = [&](const Tensor& g) {
@@ -139,7 +187,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   };
   auto deliver_leaf = [&](const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
     Key k{leaf.get(), -1};
-    if (target_keys.count(k)) grads[k] = accumulate(grads[k], g);
+    if (target_keys.count(k)) other[k] = accumulate(other[k], g);
     if (accumulate_leaves && leaf->requires_grad) {
       Tensor cur = leaf->grad;
       leaf->grad = accumulate(cur, own_handle(g));
@@ -155,24 +203,22 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       ct = ones(r.sizes(), r.dtype());
     }
     Key k = key_of(r);
-    if (r.impl()->grad_fn && !target_keys.count(k)) {
-      grads[k] = accumulate(grads[k], ct);
-    } else if (target_keys.count(k)) {
-      grads[k] = accumulate(grads[k], ct);
+    if (r.impl()->grad_fn || target_keys.count(k)) {
+      add_ct(k, ct);
     } else if (r.impl()->requires_grad) {
       deliver_leaf(r.impl_ptr(), ct);
     }
   }
+  std::vector<Tensor> out_cts, outs_buf;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::shared_ptr<GradNode>& n = *it;
-    std::vector<Tensor> out_cts(n->outputs.size());
+    out_cts.assign(n->outputs.size(), Tensor());
     bool any = false;
-    for (size_t i = 0; i < out_cts.size(); ++i) {
-      auto g = grads.find(Key{n.get(), static_cast<int32_t>(i)});
-      if (g != grads.end() && g->second.defined()) {
-        out_cts[i] = g->second;
+    for (size_t i = 0; i < out_cts.size() && i < n->out_cts.size(); ++i) {
+      if (n->out_cts[i].defined()) {
+        out_cts[i] = std::move(n->out_cts[i]);
+        n->out_cts[i] = Tensor();
         any = true;
-        grads.erase(g);
       }
     }
     if (!any) continue;
@@ -181,7 +227,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     if (n->custom_vjp) {
       in_cts = n->custom_vjp(out_cts);
     } else {
-      std::vector<Tensor> outs = outputs_for_rule(n, create_graph);
+      outs_buf.clear();
+      const std::vector<Tensor>& outs = outputs_for_rule(n, create_graph, outs_buf);
       OpContext c{n->op, n->attrs, n->inputs, outs};
       in_cts = vjp_rule(n->op)(c, out_cts);
     }
@@ -189,8 +236,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       const auto& e = n->next[i];
       if (!in_cts[i].defined()) continue;
       if (e.fn) {
-        Key k{e.fn.get(), e.index};
-        grads[k] = accumulate(grads[k], in_cts[i]);
+        add_ct(Key{e.fn.get(), e.index}, in_cts[i]);
       } else if (auto leaf = e.leaf.lock()) {
         deliver_leaf(leaf, in_cts[i]);
       }
@@ -210,9 +256,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   }
   std::vector<Tensor> result;
   for (const Tensor& t : targets) {
-    auto g = grads.find(key_of(t));
-    result.push_back(g != grads.end() && g->second.defined() ? g->second
-                                                              : zeros_of(t.impl()->type()));
+    Tensor g = ct_of(key_of(t));
+    result.push_back(g.defined() ? g : zeros_of(t.impl()->type()));
   }
   return result;
 }
@@ -227,8 +272,10 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     input_keys.insert(k);
     tan[k] = tangents[i];
   }
-  std::vector<std::shared_ptr<GradNode>> order = collect(outputs, input_keys, false);
-  for (const auto& n : order) {
+  TapeWalk walk;
+  collect(outputs, input_keys, false, walk);
+  std::vector<Tensor> outs_buf;
+  for (const auto& n : walk.order) {
     if (n->released) check_saved(*n);
     std::vector<Tensor> in_tans(n->next.size());
     bool any = false;
@@ -248,7 +295,8 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     } else {
       // Outputs re-attached to n while recording, so that rules using them (exp: t * out) stay
       // differentiable by an enclosing transform (jvp of jvp, vjp of jvp).
-      std::vector<Tensor> outs = outputs_for_rule(n, grad_enabled());
+      outs_buf.clear();
+      const std::vector<Tensor>& outs = outputs_for_rule(n, grad_enabled(), outs_buf);
       OpContext c{n->op, n->attrs, n->inputs, outs};
       out_tans = jvp_rule(n->op)(c, in_tans);
     }
