@@ -7,7 +7,9 @@
 #include <cstring>
 #include <initializer_list>
 #include <new>
+#include <iterator>
 #include <type_traits>
+#include <vector>
 
 namespace lazax {
 
@@ -28,6 +30,10 @@ class SmallVec {
     resize(n);
     std::fill(begin(), end(), v);
   }
+  // From and to std::vector (attribute lists meet the API's std::vector<int64_t> arguments).
+  SmallVec(const std::vector<T>& v) { assign(v.begin(), v.end()); }  // NOLINT: implicit
+  std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
+  operator std::vector<T>() const { return vec(); }  // NOLINT: implicit
   SmallVec(const SmallVec& o) {
     if (o.size_ <= N) {
       copy_inline(o);
@@ -92,6 +98,17 @@ class SmallVec {
     push_back(v);
     std::rotate(begin() + i, end() - 1, end());
     return begin() + i;
+  }
+  template <class It>
+  T* insert(T* pos, It first, It last) {
+    size_t i = static_cast<size_t>(pos - begin());
+    size_t n = static_cast<size_t>(std::distance(first, last));
+    reserve(size_ + n);
+    T* p = data() + i;
+    std::memmove(static_cast<void*>(p + n), p, (size_ - i) * sizeof(T));
+    std::copy(first, last, p);
+    size_ += n;
+    return p;
   }
   T* erase(T* pos) {
     std::copy(pos + 1, end(), pos);

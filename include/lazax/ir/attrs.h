@@ -9,13 +9,16 @@
 
 #include "lazax/core/device.h"
 #include "lazax/core/shape.h"
+#include "lazax/core/small_vec.h"
 #include "lazax/ir/literal.h"
 
 namespace lazax {
 
 class Function;
 using FunctionPtr = std::shared_ptr<const Function>;
-using IntList = std::vector<int64_t>;
+// Attribute lists (axes, permutations, sizes) are short: inline, so that copying attributes
+// (the graph node, the tape entry) allocates nothing.
+using IntList = SmallVec<int64_t, 6>;
 
 enum class CompareDir : uint8_t { eq, ne, lt, le, gt, ge };
 // Out-of-bounds behavior of gather/scatter_add (as in JAX): `fill` returns the fill value for
