@@ -64,12 +64,14 @@ Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim
 Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
   require_floating(logits, "cross_entropy");
   operand(targets, "cross_entropy");
-  const std::string ctx = "logits " + logits.type_str() + ", targets " + targets.type_str();
+  auto ctx = [&] {
+    return "logits " + logits.type_str() + ", targets " + targets.type_str();
+  };  // text for errors only
   if (!is_integer(targets.dtype()))
-    throw DTypeError("[cross_entropy] targets must hold integer class indices, got " + ctx +
+    throw DTypeError("[cross_entropy] targets must hold integer class indices, got " + ctx() +
                      "; convert them with .to(DType::i64)");
   if (logits.dim() != 2 || targets.dim() != 1 || targets.size(0) != logits.size(0))
-    throw ShapeError("[cross_entropy] expects logits [N, C] and targets [N], got " + ctx);
+    throw ShapeError("[cross_entropy] expects logits [N, C] and targets [N], got " + ctx());
   const int64_t n = logits.size(0), c = logits.size(1);
   Tensor lsm = log_softmax(logits, 1);
   // One-hot pick of each row's target entry; `where` (not a product with the mask) keeps
@@ -83,11 +85,13 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
 Tensor embedding(const Tensor& weight, const Tensor& ids) {
   operand(weight, "embedding");
   operand(ids, "embedding");
-  const std::string ctx = "weight " + weight.type_str() + ", ids " + ids.type_str();
+  auto ctx = [&] {
+    return "weight " + weight.type_str() + ", ids " + ids.type_str();
+  };  // text for errors only
   if (weight.dim() != 2)
-    throw ShapeError("[embedding] weight must be a matrix [num_embeddings, dim], got " + ctx);
+    throw ShapeError("[embedding] weight must be a matrix [num_embeddings, dim], got " + ctx());
   if (!is_integer(ids.dtype()))
-    throw DTypeError("[embedding] ids must be integers, got " + ctx +
+    throw DTypeError("[embedding] ids must be integers, got " + ctx() +
                      "; convert them with .to(DType::i64)");
   // gather wants the index vector in a trailing dimension of size 1.
   std::vector<int64_t> index_shape = ids.sizes();

@@ -42,15 +42,17 @@ Shape without_dim(const Shape& s, size_t d) {
 // ---- reshape family ----
 
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape) {
-  const std::string ctx = "cannot reshape " + x.type_str() + " into shape " + vec_str(shape);
+  auto ctx = [&] {
+    return "cannot reshape " + x.type_str() + " into shape " + vec_str(shape);
+  };  // text for errors only
   int64_t known = 1;
   std::optional<size_t> infer;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer) throw_shape("reshape", ctx + ": only one dimension can be -1");
+      if (infer) throw_shape("reshape", ctx() + ": only one dimension can be -1");
       infer = i;
     } else if (shape[i] < 0) {
-      throw_shape("reshape", ctx + ": invalid size " + str(shape[i]));
+      throw_shape("reshape", ctx() + ": invalid size " + str(shape[i]));
     } else {
       known *= shape[i];
     }
@@ -59,12 +61,12 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape) {
   const int64_t n = x.numel();
   if (infer) {
     if (known == 0 || n % known != 0)
-      throw_shape("reshape", ctx + " (" + str(n) + " elements): the size for -1 " +
+      throw_shape("reshape", ctx() + " (" + str(n) + " elements): the size for -1 " +
                                  (known == 0 ? std::string("is ambiguous with a size-0 dimension")
                                              : "would not be a whole number"));
     out[*infer] = n / known;
   } else if (known != n) {
-    throw_shape("reshape", ctx + ": " + str(n) + " elements do not make " + str(known));
+    throw_shape("reshape", ctx() + ": " + str(n) + " elements do not make " + str(known));
   }
   return reshape_to(x, Shape(out));
 }
@@ -141,9 +143,11 @@ Tensor transpose(const Tensor& x, int64_t d0, int64_t d1) {
 
 Tensor expand(const Tensor& x, const std::vector<int64_t>& shape) {
   const Shape& s = x.shape();
-  const std::string ctx = "cannot expand " + x.type_str() + " to " + vec_str(shape);
+  auto ctx = [&] {
+    return "cannot expand " + x.type_str() + " to " + vec_str(shape);
+  };  // text for errors only
   if (shape.size() < s.rank())
-    throw_shape("expand", ctx + ": the target has fewer dimensions than the tensor");
+    throw_shape("expand", ctx() + ": the target has fewer dimensions than the tensor");
   const size_t off = shape.size() - s.rank();
   Shape out(shape);
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -152,11 +156,11 @@ Tensor expand(const Tensor& x, const std::vector<int64_t>& shape) {
       continue;
     }
     if (shape[i] < 0)
-      throw_shape("expand", ctx + ": size " + str(shape[i]) + " in dimension " +
+      throw_shape("expand", ctx() + ": size " + str(shape[i]) + " in dimension " +
                                 str(static_cast<int64_t>(i)) +
                                 (shape[i] == -1 ? " (-1 only keeps an existing dimension)" : ""));
     if (i >= off && s[i - off] != 1 && s[i - off] != shape[i])
-      throw_shape("expand", ctx + ": dimension " + str(static_cast<int64_t>(i)) + " has size " +
+      throw_shape("expand", ctx() + ": dimension " + str(static_cast<int64_t>(i)) + " has size " +
                                 str(s[i - off]) + ", which must be 1 or " + str(shape[i]));
   }
   if (out == s) return alias(x);
@@ -266,14 +270,15 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
 
 namespace {
 // The NumPy broadcast of the batch dims (all but the last two) of matmul operand shapes.
+template <class Ctx>
 std::vector<int64_t> matmul_batch(const std::vector<int64_t>& xs, const std::vector<int64_t>& ys,
-                                  const std::string& ctx) {
+                                  const Ctx& ctx) {
   const size_t nx = xs.size() - 2, ny = ys.size() - 2, nb = std::max(nx, ny);
   std::vector<int64_t> batch(nb, 1);
   for (size_t i = 0; i < nb; ++i) {
     int64_t dx = i + nx >= nb ? xs[i + nx - nb] : 1, dy = i + ny >= nb ? ys[i + ny - nb] : 1;
     if (dx != dy && dx != 1 && dy != 1)
-      throw_shape("matmul", "batch dimensions of " + ctx + " cannot be broadcast together (" +
+      throw_shape("matmul", "batch dimensions of " + ctx() + " cannot be broadcast together (" +
                                 str(dx) + " vs " + str(dy) + ")");
     batch[i] = dx == 1 ? dy : dx;
   }
@@ -284,20 +289,20 @@ std::vector<int64_t> matmul_batch(const std::vector<int64_t>& xs, const std::vec
 Tensor matmul(const Tensor& a, const Tensor& b) {
   operand(a, "matmul");
   operand(b, "matmul");
-  const std::string ctx = a.type_str() + " and " + b.type_str();
+  auto ctx = [&] { return a.type_str() + " and " + b.type_str(); };  // text for errors only
   if (a.dim() == 0 || b.dim() == 0)
-    throw_shape("matmul",
-                "both operands need at least one dimension, got " + ctx + "; use mul for scalars");
+    throw_shape("matmul", "both operands need at least one dimension, got " + ctx() +
+                              "; use mul for scalars");
   const DType t = promote_types(a.dtype(), b.dtype());
   if (t == DType::boolean)
-    throw DTypeError("[matmul] does not accept bool operands, got " + ctx + "; convert first");
+    throw DTypeError("[matmul] does not accept bool operands, got " + ctx() + "; convert first");
   // 1-D operands act as matrices [1, k] and [k, 1]; that extra dim is removed from the result.
   std::vector<int64_t> xs = a.sizes(), ys = b.sizes();
   if (a.dim() == 1) xs.insert(xs.begin(), 1);
   if (b.dim() == 1) ys.push_back(1);
   const int64_t k = xs.back();
   if (k != ys[ys.size() - 2])
-    throw_shape("matmul", "cannot multiply " + ctx + ": contracting sizes differ (" + str(k) +
+    throw_shape("matmul", "cannot multiply " + ctx() + ": contracting sizes differ (" + str(k) +
                               " vs " + str(ys[ys.size() - 2]) + ")");
   // [..., n, k] x [k, m] needs no batch dims; otherwise both sides get the broadcast batch.
   const bool batched = ys.size() > 2;

@@ -33,7 +33,7 @@ struct GradNode {
     std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
-  std::vector<Edge> next;
+  InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
   bool released = false;  // saved values freed by backward(retain_graph=false)
   // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_vjp;
