@@ -27,6 +27,13 @@ std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
   return out;
 }
 
+// Ops that move or retype data without arithmetic worth saving: the backward recomputes them
+// (from primal inputs, or from the value they view) rather than saving their result.
+bool is_cheap_view(OpCode op) {
+  return op == OpCode::broadcast_in_dim || op == OpCode::reshape || op == OpCode::transpose ||
+         op == OpCode::convert;
+}
+
 std::mutex g_mu;
 std::map<std::pair<uint64_t, std::vector<bool>>, VjpPrograms> g_vjp_cache;
 std::map<uint64_t, FunctionPtr> g_jvp_cache;
@@ -122,28 +129,83 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     throw ValueError("[vjp] the joint program of @" + f->name() + " captured " +
                      std::to_string(static_cast<size_t>(J.num_params()) - n_in - ct_types.size()) +
                      " tensors from outside; differentiated programs must be closed");
-  size_t n_ct = ct_types.size();
-  std::vector<char> bwd_node(J.nodes().size(), 0);
+  size_t n_ct = ct_types.size(), n_nodes = J.nodes().size();
+  std::vector<char> bwd_node(n_nodes, 0);
   for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_node[i] = 1;
-  for (size_t i = static_cast<size_t>(J.num_params()); i < J.nodes().size(); ++i)
+  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i)
     for (auto o : J.nodes()[i].operands)
       if (bwd_node[static_cast<size_t>(o.node)]) bwd_node[i] = 1;
+  // Forward values the backward recomputes instead of saving (`recompute`): the primal inputs
+  // (the backward call takes them from the forward call's operands), values computed from no
+  // input at all by elementwise or layout ops (masks, broadcast constants: XLA folds them), and
+  // broadcasts, reshapes, transposes and converts of such values.
+  std::vector<char> recompute(n_nodes, 0), input_free(n_nodes, 0);
+  for (size_t i = 0; i < n_in; ++i) recompute[i] = 1;
+  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i) {
+    if (bwd_node[i]) continue;
+    const Node& nd = J.nodes()[i];
+    bool all_recompute = true, all_input_free = true;
+    for (auto o : nd.operands) {
+      all_recompute = all_recompute && recompute[static_cast<size_t>(o.node)];
+      all_input_free = all_input_free && input_free[static_cast<size_t>(o.node)];
+    }
+    if (nd.op == OpCode::constant || nd.op == OpCode::iota ||
+        (!nd.operands.empty() && all_input_free &&
+         (has_flag(nd.op, kElementwise) || has_flag(nd.op, kLayout)))) {
+      input_free[i] = recompute[i] = 1;
+    } else if (is_cheap_view(nd.op) && all_recompute) {
+      recompute[i] = 1;
+    }
+  }
+  // What the backward reads from the forward: each forward operand of a backward node (and each
+  // forward value that is a backward result) is recomputed from its leaves (primal inputs and
+  // constants), or is a residual. A chain of views (broadcast, reshape, transpose, widening
+  // convert) of a forward value is recomputed from the value it starts from, which is saved
+  // instead: never more residuals, and never larger ones.
   std::vector<ValueRef> residuals;
   std::map<std::pair<int32_t, int32_t>, bool> seen;
-  auto add_residual = [&](ValueRef v) {
-    if (bwd_node[static_cast<size_t>(v.node)]) return;
-    if (seen.emplace(std::make_pair(v.node, v.index), true).second) residuals.push_back(v);
+  std::vector<char> reads(n_in, 0), walked(n_nodes, 0);
+  std::vector<int32_t> stack;
+  auto read_leaves = [&](int32_t root) {
+    if (walked[static_cast<size_t>(root)]) return;
+    walked[static_cast<size_t>(root)] = 1;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      int32_t n = stack.back();
+      stack.pop_back();
+      if (static_cast<size_t>(n) < n_in) reads[static_cast<size_t>(n)] = 1;
+      for (auto o : J.node(n).operands)
+        if (!walked[static_cast<size_t>(o.node)]) {
+          walked[static_cast<size_t>(o.node)] = 1;
+          stack.push_back(o.node);
+        }
+    }
   };
-  for (size_t i = static_cast<size_t>(J.num_params()); i < J.nodes().size(); ++i) {
+  auto add_residual = [&](ValueRef v) {
+    while (!bwd_node[static_cast<size_t>(v.node)]) {
+      const Node& nd = J.node(v.node);
+      if (recompute[static_cast<size_t>(v.node)]) return read_leaves(v.node);
+      if (!is_cheap_view(nd.op) ||
+          (nd.op == OpCode::convert && J.type(nd.operands[0]).bytes() > J.type(v).bytes())) {
+        if (seen.emplace(std::make_pair(v.node, v.index), true).second) residuals.push_back(v);
+        return;
+      }
+      v = nd.operands[0];
+    }
+  };
+  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i) {
     if (!bwd_node[i]) continue;
     for (auto o : J.nodes()[i].operands) add_residual(o);
   }
   for (size_t r = n_out; r < J.results().size(); ++r) add_residual(J.results()[r]);
+  for (size_t i = 0; i < n_in; ++i)
+    if (reads[i]) p.bwd_inputs.push_back(static_cast<int>(i));
   std::vector<ValueRef> fwd_in, fwd_out, bwd_in, bwd_out;
   for (size_t i = 0; i < n_in; ++i) fwd_in.push_back({static_cast<int32_t>(i), 0});
   for (size_t r = 0; r < n_out; ++r) fwd_out.push_back(J.results()[r]);
   for (auto v : residuals) fwd_out.push_back(v);
   bwd_in = residuals;
+  for (int i : p.bwd_inputs) bwd_in.push_back({static_cast<int32_t>(i), 0});
   for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_in.push_back({static_cast<int32_t>(i), 0});
   for (size_t r = n_out; r < J.results().size(); ++r) bwd_out.push_back(J.results()[r]);
   std::vector<ValueRef> all_in;

@@ -94,48 +94,75 @@ void cut_if_too_big() {
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
 }
 
-// The residuals of one forward call: the outputs of its `call` node that only its backward
-// reads. They stay graph values, without tensor handles, unless a sync comes before the
-// backward: then they become pending values like any other and are materialized with it.
+// What the backward of one forward call reads besides the cotangents: the residuals (the
+// outputs of its `call` node that only its backward reads) and the primal inputs the backward
+// program reads (p.bwd_inputs), as the forward call's operands were: graph values taken when the
+// forward was recorded, so that an input updated in place afterwards (a write-back at the end of
+// call_pure, or the caller's x.add_(1)) does not change what the backward sees. They stay graph
+// values, without tensor handles, unless a sync comes before the backward: then the pending ones
+// become pending values like any other and are materialized with it (data leaves need nothing).
 class Residuals final : public DeferredValues {
  public:
-  explicit Residuals(std::vector<GraphValue> values) : values_(std::move(values)) {}
+  explicit Residuals(std::vector<GraphValue> values) : values_(std::move(values)) {
+    if (!values_.empty()) frame_ = values_[0].node->frame;
+  }
 
   void materialize() override {
     // Tracers of a function trace are never materialized: they stay graph values.
-    if (values_.empty() || values_[0].node->frame) return;
-    to_tensors();
+    if (frame_) return;
+    to_tensors(/*data_leaves=*/false);
   }
 
-  // The residuals as operands of the backward call, recorded in the current trace context.
+  // The values as operands of the backward call, recorded in the current trace context.
   void append_operands(GraphOperands& ops) {
-    if (!values_.empty() && values_[0].node->frame != current_frame_ptr()) {
+    if (!values_.empty() && frame_ != current_frame_ptr()) {
       unregister();
-      to_tensors();  // from another trace: lifted as captures (or a leaked tracer reported)
+      to_tensors(true);  // from another trace: lifted as captures (or a leaked tracer reported)
     }
-    for (const GraphValue& v : values_) ops.push_back(v);
-    for (const Tensor& t : tensors_) ops.push_back(operand(t, "call"));
+    for (size_t i = 0; i < values_.size(); ++i) {
+      if (values_[i].defined())
+        ops.push_back(values_[i]);
+      else
+        ops.push_back(operand(tensors_[i], "call"));
+    }
   }
 
-  // The residuals as tensors (for the taped backward of create_graph).
+  // The values as tensors (for the taped backward of create_graph).
   const std::vector<Tensor>& tensors() {
     unregister();
-    to_tensors();
+    to_tensors(true);
     return tensors_;
   }
 
  private:
-  void to_tensors() {
-    tensors_.reserve(tensors_.size() + values_.size());
-    for (GraphValue& v : values_) tensors_.push_back(make_pending(std::move(v)));
-    values_.clear();
+  static bool is_data_leaf(const GraphValue& v) {
+    return v.node->op == OpCode::parameter && v.node->data;
   }
 
-  std::vector<GraphValue> values_;  // not yet handed to tensors
-  std::vector<Tensor> tensors_;
+  // Gives the held values tensor handles (a data leaf becomes a data tensor, only when
+  // `data_leaves`: a sync does not need them) and drops the graph values so converted.
+  void to_tensors(bool data_leaves) {
+    tensors_.resize(values_.size());
+    for (size_t i = 0; i < values_.size(); ++i) {
+      GraphValue& v = values_[i];
+      if (!v.defined()) continue;
+      if (is_data_leaf(v)) {
+        if (!data_leaves) continue;
+        tensors_[i] = Tensor(std::make_shared<TensorImpl>(*v.node->data));
+      } else {
+        tensors_[i] = make_pending(std::move(v));
+      }
+      v = GraphValue();
+    }
+  }
+
+  std::vector<GraphValue> values_;  // those not yet handed to tensors (the others: undefined)
+  std::vector<Tensor> tensors_;     // parallel to values_ once a value has a handle
+  std::shared_ptr<TraceFrame> frame_;
 };
 
-// The backward of one call: a `call` of p.bwd on the residuals and the output cotangents.
+// The backward of one call: a `call` of p.bwd on the residuals, the inputs it reads and the
+// output cotangents.
 std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
                                   const std::vector<Tensor>& cts) {
   std::vector<Tensor> ct_in;
@@ -158,7 +185,7 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   } else {
     cut_if_too_big();
     GraphOperands ops;
-    ops.reserve(static_cast<size_t>(p.num_residuals) + ct_in.size());
+    ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
     res.append_operands(ops);
     for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
     for (GraphValue& v : record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd}))
@@ -201,14 +228,21 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     GraphOperands ops;
     ops.reserve(inputs.size());
     for (const Tensor& t : inputs) ops.push_back(operand(t, "call"));
+    // The backward reads the inputs it needs as this call's operands (not the argument tensors,
+    // which the write-backs below or the caller may update in place before the backward).
+    size_t n_res = static_cast<size_t>(p->num_residuals);
+    std::vector<GraphValue> saved(n_res + p->bwd_inputs.size());
+    for (size_t k = 0; k < p->bwd_inputs.size(); ++k)
+      saved[n_res + k] = ops[static_cast<size_t>(p->bwd_inputs[k])];
     std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
-    auto split = r.begin() + p->num_outputs;
     std::vector<Tensor> outs;
     outs.reserve(static_cast<size_t>(p->num_outputs));
-    for (auto it = r.begin(); it != split; ++it) outs.push_back(make_pending(std::move(*it)));
-    // The tape entry holds the residuals until backward releases it (or the tape dies).
-    auto res = std::make_shared<Residuals>(
-        std::vector<GraphValue>(std::make_move_iterator(split), std::make_move_iterator(r.end())));
+    for (size_t k = 0; k < static_cast<size_t>(p->num_outputs); ++k)
+      outs.push_back(make_pending(std::move(r[k])));
+    for (size_t k = 0; k < n_res; ++k)
+      saved[k] = std::move(r[static_cast<size_t>(p->num_outputs) + k]);
+    // The tape entry holds them until backward releases it (or the tape dies).
+    auto res = std::make_shared<Residuals>(std::move(saved));
     results = attach_custom_vjp(inputs, outs, [p, res](const std::vector<Tensor>& cts) {
       return call_backward(*p, *res, cts);
     });

@@ -1,7 +1,12 @@
 // Differentiating whole Functions (the functional VJP of DESIGN.md §3b): the joint program
 // (forward, then backward by the per-primitive VJP rules) is traced once and split into a
-// forward program (outputs + residuals) and a backward program (residuals + cotangents -> input
-// cotangents). The default partition saves what the backward needs.
+// forward program (outputs + residuals) and a backward program (residuals + the primal inputs it
+// reads + cotangents -> input cotangents). The partition saves what the backward needs, except
+// what the backward can recompute cheaply: the primal inputs themselves (the caller passes them
+// again), values computed from no input by elementwise/layout ops, and broadcasts, reshapes,
+// transposes and converts of inputs (the backward recomputes them), and chains of broadcasts,
+// reshapes, transposes and widening converts of other forward values (the value they start from
+// is saved instead).
 #pragma once
 #include <vector>
 
@@ -14,13 +19,17 @@ namespace lazax::autodiff {
 std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args);
 
 struct VjpPrograms {
-  FunctionPtr joint;              // inputs ++ cotangents -> input cotangents (forward inlined)
-  FunctionPtr fwd;                // inputs -> outputs ++ residuals
-  FunctionPtr bwd;                // residuals ++ cotangents of float outputs -> cotangents of wrt inputs
+  FunctionPtr joint;  // inputs ++ cotangents -> input cotangents (forward inlined)
+  FunctionPtr fwd;    // inputs -> outputs ++ residuals
+  // Parameters: residuals (fwd results num_outputs..) ++ inputs[bwd_inputs[0]], ... ++
+  // cotangents of the float outputs. Results: cotangents of the wrt inputs. A caller passes the
+  // inputs the forward was called with (the values at the time of the forward call).
+  FunctionPtr bwd;
   int num_outputs = 0;
   int num_residuals = 0;
-  std::vector<bool> wrt;          // which inputs get cotangents
-  std::vector<bool> ct_outputs;   // which outputs take a cotangent (the floating ones)
+  std::vector<int> bwd_inputs;   // the primal inputs bwd reads, ascending (never residuals)
+  std::vector<bool> wrt;         // which inputs get cotangents
+  std::vector<bool> ct_outputs;  // which outputs take a cotangent (the floating ones)
 };
 
 // The VJP split of `f` for differentiation w.r.t. the inputs flagged in `wrt`; built once per
