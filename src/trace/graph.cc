@@ -76,7 +76,7 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
     w[k++] = v.node->hash;
     w[k++] = static_cast<uint64_t>(v.index);
   }
-  return hash_bytes(w, k * sizeof(uint64_t));
+  return hash_words(w, k, 0x9e3779b97f4a7c15ull);
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
