@@ -50,13 +50,17 @@ int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed)
 
 namespace {
 
-// The structural hash of a graph node: op, attributes, output types, operand hashes and output
-// indices, packed into words and hashed in one pass (recording is the lazy trace's hot path).
+// The structural hash of a graph node: op, attributes, operand hashes and output indices, packed
+// into words and hashed in one pass (recording is the lazy trace's hot path). The output types
+// of an op with operands follow from its op, attributes and operand types, which the operand
+// hashes already cover, so only a node without operands (a data leaf) hashes them.
 // It keys the lazy graph at sync; a synced Function's nodes get the IR's node_hash.
 uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorType> outputs,
                          std::span<const GraphValue> operands) {
+  const bool leaf = operands.empty();
   size_t n = 3 + 2 * operands.size();
-  for (const TensorType& t : outputs) n += 1 + t.shape.rank();
+  if (leaf)
+    for (const TensorType& t : outputs) n += 1 + t.shape.rank();
   constexpr size_t kStackWords = 24;
   uint64_t stack_words[kStackWords];
   std::unique_ptr<uint64_t[]> heap_words;
@@ -68,9 +72,11 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
   w[k++] = static_cast<uint64_t>(op);
   w[k++] = hash_attrs(attrs);
   w[k++] = outputs.size();
-  for (const TensorType& t : outputs) {
-    w[k++] = static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank();
-    for (int64_t d : t.shape) w[k++] = static_cast<uint64_t>(d);
+  if (leaf) {
+    for (const TensorType& t : outputs) {
+      w[k++] = static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank();
+      for (int64_t d : t.shape) w[k++] = static_cast<uint64_t>(d);
+    }
   }
   for (const GraphValue& v : operands) {
     w[k++] = v.node->hash;
