@@ -82,7 +82,7 @@ GraphValue operand(const Tensor& t, const char* op) {
 }
 
 namespace {
-bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
+bool any_requires_grad(std::span<const Tensor* const> inputs) {
   for (const Tensor* t : inputs)
     if (t->defined() && t->impl()->requires_grad) return true;
   return false;
@@ -90,6 +90,11 @@ bool any_requires_grad(std::initializer_list<const Tensor*> inputs) {
 }  // namespace
 
 Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs) {
+  return record_op(op, std::span<const Tensor* const>(inputs.begin(), inputs.size()),
+                   std::move(attrs));
+}
+
+Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, Attrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
   GraphOperands ops;
@@ -98,7 +103,7 @@ Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs a
   if (!any_requires_grad(inputs) || !grad_enabled())
     return make_pending(record(op, std::move(ops), std::move(attrs)));
   Tensor out = make_pending(record(op, std::move(ops), attrs));
-  record_grad(op, attrs, {inputs.begin(), inputs.size()}, {&out, 1});
+  record_grad(op, attrs, inputs, {&out, 1});
   return out;
 }
 

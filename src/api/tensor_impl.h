@@ -89,6 +89,7 @@ GraphValue operand(const Tensor& t, const char* op);
 // Records `op` on `inputs` and returns its single output as a new tensor. Cuts the pending
 // graph first when it has grown past the limit.
 Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs = NoAttrs{});
+Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, Attrs attrs);
 std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs);
 
 // Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.

@@ -6,15 +6,25 @@
 
 #include "../../api/tensor_impl.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/core/small_vec.h"
 
 namespace lazax::autodiff::detail {
 
 using Tensors = std::vector<Tensor>;
 
 // Records `op` on `inputs` with exactly `attrs` (no broadcasting or promotion) and returns its
-// first result.
+// first result (the primitives rules record have one).
+inline Tensor prim(OpCode op, std::initializer_list<Tensor> inputs, Attrs attrs = NoAttrs{}) {
+  SmallVec<const Tensor*, 4> ptrs;
+  for (const Tensor& t : inputs) ptrs.push_back(&t);
+  return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
+                   std::move(attrs));
+}
 inline Tensor prim(OpCode op, const Tensors& inputs, Attrs attrs = NoAttrs{}) {
-  return record_op_multi(op, inputs, std::move(attrs))[0];
+  SmallVec<const Tensor*, 4> ptrs;
+  for (const Tensor& t : inputs) ptrs.push_back(&t);
+  return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
+                   std::move(attrs));
 }
 
 inline bool all_undefined(const Tensors& ts) {
