@@ -2,6 +2,7 @@
 // gradients. The backward walk itself (VJP rules) lives in the autodiff layer.
 #include <atomic>
 
+#include "lazax/core/chain_release.h"
 #include "lazax/trace/scope.h"
 #include "tensor_impl.h"
 
@@ -12,6 +13,18 @@ std::atomic<uint64_t> g_sequence{0};
 }  // namespace
 
 uint64_t next_grad_sequence() { return g_sequence.fetch_add(1); }
+
+GradNode::~GradNode() {
+  // The saved values go first (their grad_fn references point at the nodes the edges hold too),
+  // then the edges hand the previous entries over to be freed one by one.
+  inputs.clear();
+  outputs.clear();
+  out_cts.clear();
+  custom_vjp = nullptr;
+  custom_jvp = nullptr;
+  for (Edge& e : next) ChainRelease<GradNode>::release_later(e.fn);
+  ChainRelease<GradNode>::drain();
+}
 
 bool grad_enabled() { return t_grad_enabled; }
 void set_grad_enabled(bool on) { t_grad_enabled = on; }

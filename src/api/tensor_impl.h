@@ -22,6 +22,10 @@ class TensorImpl;
 // outputs are saved as detached handles so that later in-place rebinding of the user's tensors
 // does not change what the backward pass sees.
 struct GradNode {
+  GradNode() = default;
+  ~GradNode();  // frees a long tape iteratively (core/chain_release.h)
+  GradNode(const GradNode&) = delete;
+  GradNode& operator=(const GradNode&) = delete;
   OpCode op = OpCode::constant;
   Attrs attrs;
   std::vector<Tensor> inputs;    // saved values (detached)

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "lazax/core/chain_release.h"
 #include "lazax/core/error.h"
 #include "lazax/core/hash.h"
 #include "lazax/core/metrics.h"
@@ -44,7 +45,12 @@ GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
       frame(std::move(frame_)) {
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
 }
-GraphNode::~GraphNode() { g_live_nodes.fetch_sub(1, std::memory_order_relaxed); }
+GraphNode::~GraphNode() {
+  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+  // Long chains are freed iteratively (core/chain_release.h), not by nested destructors.
+  for (GraphValue& o : operands) ChainRelease<GraphNode>::release_later(o.node);
+  ChainRelease<GraphNode>::drain();
+}
 
 int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed); }
 

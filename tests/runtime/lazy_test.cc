@@ -157,6 +157,33 @@ TEST(Lazy, LongLoopIsCutAutomatically) {
   opts.max_pending_nodes = old;
 }
 
+// A chain as long as the default graph-size cut allows is freed (dropped unsynced) and synced
+// without running out of stack: neither the walk nor the nodes' destruction may recurse per node.
+TEST(Lazy, DeepGraphIsFreedAndSyncedWithoutDeepRecursion) {
+  const int n = static_cast<int>(Context::get().options().max_pending_nodes) - 1000;
+  Tensor y = from_vector<float>({1.0f}, {1});
+  {
+    Tensor x = from_vector<float>({0.0f}, {1});
+    for (int i = 0; i < n; ++i) x = x + y;
+  }  // dropped: the whole chain dies here
+  EXPECT_LT(live_graph_nodes(), 100);
+  Tensor x = from_vector<float>({0.0f}, {1});
+  for (int i = 0; i < n; ++i) x = x + y;
+  EXPECT_EQ(x.item(), static_cast<double>(n));
+}
+
+// The same for a long autograd tape (each entry holds the one before it).
+TEST(Lazy, DeepTapeIsFreedWithoutDeepRecursion) {
+  const int n = static_cast<int>(Context::get().options().max_pending_nodes) - 1000;
+  Tensor w = from_vector<float>({1.0f}, {1});
+  w.requires_grad_();
+  {
+    Tensor x = w;
+    for (int i = 0; i < n; ++i) x = x * w;
+  }
+  EXPECT_LT(live_graph_nodes(), 100);
+}
+
 TEST(Lazy, DumpDirGetsProgramAndDot) {
   namespace fs = std::filesystem;
   fs::path dir = fs::temp_directory_path() / "lazax_dump_test";
