@@ -1,5 +1,6 @@
 #include "lazax/autodiff/function_ad.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -32,6 +33,14 @@ std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
 bool is_cheap_view(OpCode op) {
   return op == OpCode::broadcast_in_dim || op == OpCode::reshape || op == OpCode::transpose ||
          op == OpCode::convert;
+}
+
+// Elementwise ops with no transcendental work (and the views): cheap enough for the backward to
+// recompute from values it has anyway rather than have the forward save their result.
+bool is_cheap_arith(OpCode op) {
+  return op == OpCode::add || op == OpCode::sub || op == OpCode::mul || op == OpCode::neg ||
+         op == OpCode::div || op == OpCode::abs || op == OpCode::max || op == OpCode::min ||
+         op == OpCode::select || op == OpCode::compare || is_cheap_view(op);
 }
 
 std::mutex g_mu;
@@ -161,45 +170,95 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   // forward value that is a backward result) is recomputed from its leaves (primal inputs and
   // constants), or is a residual. A chain of views (broadcast, reshape, transpose, widening
   // convert) of a forward value is recomputed from the value it starts from, which is saved
-  // instead: never more residuals, and never larger ones.
+  // instead: never more residuals, and never larger ones. `in_bwd` marks the forward nodes the
+  // backward program recomputes.
   std::vector<ValueRef> residuals;
-  std::map<std::pair<int32_t, int32_t>, bool> seen;
-  std::vector<char> reads(n_in, 0), walked(n_nodes, 0);
-  std::vector<int32_t> stack;
-  auto read_leaves = [&](int32_t root) {
-    if (walked[static_cast<size_t>(root)]) return;
-    walked[static_cast<size_t>(root)] = 1;
-    stack.push_back(root);
-    while (!stack.empty()) {
-      int32_t n = stack.back();
-      stack.pop_back();
-      if (static_cast<size_t>(n) < n_in) reads[static_cast<size_t>(n)] = 1;
-      for (auto o : J.node(n).operands)
-        if (!walked[static_cast<size_t>(o.node)]) {
-          walked[static_cast<size_t>(o.node)] = 1;
-          stack.push_back(o.node);
-        }
-    }
-  };
-  auto add_residual = [&](ValueRef v) {
-    while (!bwd_node[static_cast<size_t>(v.node)]) {
+  std::map<std::pair<int32_t, int32_t>, size_t> saved;  // residual -> its place in `residuals`
+  std::vector<char> in_bwd = recompute;
+  auto need = [&](ValueRef v) {
+    while (!bwd_node[static_cast<size_t>(v.node)] && !recompute[static_cast<size_t>(v.node)]) {
       const Node& nd = J.node(v.node);
-      if (recompute[static_cast<size_t>(v.node)]) return read_leaves(v.node);
       if (!is_cheap_view(nd.op) ||
           (nd.op == OpCode::convert && J.type(nd.operands[0]).bytes() > J.type(v).bytes())) {
-        if (seen.emplace(std::make_pair(v.node, v.index), true).second) residuals.push_back(v);
+        if (saved.emplace(std::make_pair(v.node, v.index), residuals.size()).second)
+          residuals.push_back(v);
         return;
       }
+      in_bwd[static_cast<size_t>(v.node)] = 1;
       v = nd.operands[0];
     }
   };
   for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i) {
     if (!bwd_node[i]) continue;
-    for (auto o : J.nodes()[i].operands) add_residual(o);
+    for (auto o : J.nodes()[i].operands) need(o);
   }
-  for (size_t r = n_out; r < J.results().size(); ++r) add_residual(J.results()[r]);
-  for (size_t i = 0; i < n_in; ++i)
-    if (reads[i]) p.bwd_inputs.push_back(static_cast<int>(i));
+  for (size_t r = n_out; r < J.results().size(); ++r) need(J.results()[r]);
+  // Cheap arithmetic on values the backward has anyway: a residual made by an elementwise op
+  // without transcendental work (add, mul, div, select, ...) from values that are saved or
+  // recomputed already is recomputed too (one residual less, nothing saved in its place). Until
+  // nothing changes: a value recomputed so can make another one recomputable.
+  std::vector<char> dropped(residuals.size(), 0);
+  // Whether the backward has `v` without a new residual: saved, recomputed, or cheap arithmetic
+  // (views included) on such values (a few levels deep). `mark`: it will recompute it.
+  std::function<bool(ValueRef, bool, int)> available = [&](ValueRef v, bool mark, int depth) {
+    size_t n = static_cast<size_t>(v.node);
+    if (in_bwd[n]) return true;
+    auto it = saved.find({v.node, v.index});
+    if (it != saved.end() && !dropped[it->second]) return true;
+    const Node& nd = J.node(v.node);
+    if (depth > 6 || !is_cheap_arith(nd.op)) return false;
+    for (auto o : nd.operands)
+      if (!available(o, mark, depth + 1)) return false;
+    if (mark) in_bwd[n] = 1;
+    return true;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 0; k < residuals.size(); ++k) {
+      const Node& nd = J.node(residuals[k].node);
+      if (dropped[k] || !is_cheap_arith(nd.op)) continue;
+      bool ok = true;
+      for (auto o : nd.operands) ok = ok && available(o, false, 0);
+      if (!ok) continue;
+      for (auto o : nd.operands) available(o, true, 0);
+      dropped[k] = 1;
+      in_bwd[static_cast<size_t>(residuals[k].node)] = 1;
+      changed = true;
+    }
+  }
+  {
+    std::vector<ValueRef> kept;
+    for (size_t k = 0; k < residuals.size(); ++k)
+      if (!dropped[k]) kept.push_back(residuals[k]);
+    residuals = std::move(kept);
+  }
+  // The primal inputs the backward reads: the leaves of what it recomputes, found by walking back
+  // from its results to the residuals (and checking that it recomputes nothing else).
+  {
+    std::map<std::pair<int32_t, int32_t>, bool> is_residual;
+    for (auto v : residuals) is_residual[{v.node, v.index}] = true;
+    std::vector<char> reads(n_in, 0), walked(n_nodes, 0);
+    std::vector<int32_t> stack;
+    auto visit = [&](ValueRef v) {
+      size_t n = static_cast<size_t>(v.node);
+      if (walked[n] || is_residual.count({v.node, v.index})) return;
+      walked[n] = 1;
+      if (!bwd_node[n] && !in_bwd[n])
+        throw ValueError("[vjp] internal error: the backward program of @" + f->name() +
+                         " would recompute forward node %" + std::to_string(n) + " (" +
+                         std::string(op_name(J.node(v.node).op)) + ")");
+      if (n < n_in) reads[n] = 1;
+      stack.push_back(v.node);
+    };
+    for (size_t r = n_out; r < J.results().size(); ++r) visit(J.results()[r]);
+    while (!stack.empty()) {
+      int32_t n = stack.back();
+      stack.pop_back();
+      for (auto o : J.node(n).operands) visit(o);
+    }
+    for (size_t i = 0; i < n_in; ++i)
+      if (reads[i]) p.bwd_inputs.push_back(static_cast<int>(i));
+  }
   std::vector<ValueRef> fwd_in, fwd_out, bwd_in, bwd_out;
   for (size_t i = 0; i < n_in; ++i) fwd_in.push_back({static_cast<int32_t>(i), 0});
   for (size_t r = 0; r < n_out; ++r) fwd_out.push_back(J.results()[r]);

@@ -4,9 +4,10 @@
 // reads + cotangents -> input cotangents). The partition saves what the backward needs, except
 // what the backward can recompute cheaply: the primal inputs themselves (the caller passes them
 // again), values computed from no input by elementwise/layout ops, and broadcasts, reshapes,
-// transposes and converts of inputs (the backward recomputes them), and chains of broadcasts,
+// transposes and converts of inputs (the backward recomputes them), chains of broadcasts,
 // reshapes, transposes and widening converts of other forward values (the value they start from
-// is saved instead).
+// is saved instead), and elementwise arithmetic without transcendental work on values the
+// backward has anyway.
 #pragma once
 #include <vector>
 
