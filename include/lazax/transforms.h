@@ -43,6 +43,13 @@ void check_tangents(const std::vector<Tensor>& primals, const std::vector<Tensor
 std::vector<Tensor> attach_custom_vjp(
     const std::vector<Tensor>& inputs, const std::vector<Tensor>& outs,
     std::function<std::vector<Tensor>(const std::vector<Tensor>&)> bwd);
+// The same with a VJP that also gets the inputs as the tape saved them at the call (values of
+// that time, still on the tape: what a VJP needs to be differentiable again).
+using CustomVjpWithInputs =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>& cts,
+                                      const std::vector<Tensor>& saved_inputs)>;
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
+                                      const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
 
 template <class Tuple>
 std::vector<Tensor> flatten_tuple(const Tuple& t) {

@@ -40,7 +40,9 @@ struct GradNode {
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
   bool released = false;  // saved values freed by backward(retain_graph=false)
   // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
-  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_vjp;
+  // custom_vjp(cotangents, saved inputs) -> input cotangents.
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&, const std::vector<Tensor>&)>
+      custom_vjp;
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_jvp;
   // Nodes made while a profiler scope was open keep it (the backward reopens it).
   const char* scope = nullptr;

@@ -225,7 +225,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom_vjp) {
-      in_cts = n->custom_vjp(out_cts);
+      in_cts = n->custom_vjp(out_cts, n->inputs);
     } else {
       outs_buf.clear();
       const std::vector<Tensor>& outs = outputs_for_rule(n, create_graph, outs_buf);
@@ -321,7 +321,9 @@ Tensor transform_input(const Tensor& p) {
   // An identity tape entry: the enclosing transform differentiates through it, this one stops.
   auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
-  node->custom_vjp = [](const std::vector<Tensor>& cts) { return cts; };
+  node->custom_vjp = [](const std::vector<Tensor>& cts, const std::vector<Tensor>&) {
+    return cts;
+  };
   node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };
   node->sequence = next_grad_sequence();
   save_input(*node, p);

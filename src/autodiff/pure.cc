@@ -162,9 +162,12 @@ class Residuals final : public DeferredValues {
 };
 
 // The backward of one call: a `call` of p.bwd on the residuals, the inputs it reads and the
-// output cotangents.
+// output cotangents. Under create_graph it must be differentiable as a function of the inputs
+// too (grad of grad), which p.bwd is not (its residuals are constants to it): it is then the
+// joint program (forward inlined) on the inputs saved at the call, recorded on the tape.
 std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
-                                  const std::vector<Tensor>& cts) {
+                                  const std::vector<Tensor>& cts,
+                                  const std::vector<Tensor>& saved_inputs) {
   std::vector<Tensor> ct_in;
   bool taped = false;  // create_graph: the backward call itself goes on the tape
   for (size_t i = 0; i < cts.size(); ++i) {
@@ -178,10 +181,11 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
     }
   }
   std::vector<Tensor> g;
+  for (const Tensor& t : saved_inputs) taped = taped || (grad_enabled() && t.requires_grad());
   if (taped) {
-    std::vector<Tensor> in = res.tensors();
+    std::vector<Tensor> in = saved_inputs;
     in.insert(in.end(), ct_in.begin(), ct_in.end());
-    g = record_op_multi(OpCode::call, in, CallAttrs{p.bwd});
+    g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
   } else {
     cut_if_too_big();
     GraphOperands ops;
@@ -243,9 +247,12 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
       saved[k] = std::move(r[static_cast<size_t>(p->num_outputs) + k]);
     // The tape entry holds them until backward releases it (or the tape dies).
     auto res = std::make_shared<Residuals>(std::move(saved));
-    results = attach_custom_vjp(inputs, outs, [p, res](const std::vector<Tensor>& cts) {
-      return call_backward(*p, *res, cts);
-    });
+    results = attach_custom_vjp(
+        inputs, outs,
+        CustomVjpWithInputs([p, res](const std::vector<Tensor>& cts,
+                                     const std::vector<Tensor>& saved_inputs) {
+          return call_backward(*p, *res, cts, saved_inputs);
+        }));
   }
   // Write the new values of in-place-updated inputs back.
   for (const auto& [r, i] : e.arg_writebacks) {

@@ -107,6 +107,14 @@ void check_tangents(const std::vector<Tensor>& primals, const std::vector<Tensor
 std::vector<Tensor> attach_custom_vjp(
     const std::vector<Tensor>& inputs, const std::vector<Tensor>& outs,
     std::function<std::vector<Tensor>(const std::vector<Tensor>&)> bwd) {
+  return attach_custom_vjp(
+      inputs, outs,
+      CustomVjpWithInputs([bwd = std::move(bwd)](const std::vector<Tensor>& cts,
+                                                 const std::vector<Tensor>&) { return bwd(cts); }));
+}
+
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
+                                      const std::vector<Tensor>& outs, CustomVjpWithInputs bwd) {
   std::vector<Tensor> fresh = detach_all(outs);
   bool any = false;
   for (const Tensor& t : inputs) any = any || t.requires_grad();
@@ -115,8 +123,9 @@ std::vector<Tensor> attach_custom_vjp(
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
   size_t n_in = inputs.size();
-  node->custom_vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts) {
-    std::vector<Tensor> g = bwd(cts);
+  node->custom_vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts,
+                                                  const std::vector<Tensor>& saved) {
+    std::vector<Tensor> g = bwd(cts, saved);
     if (g.size() != n_in)
       throw ValueError("[custom_vjp] bwd returned " + std::to_string(g.size()) +
                        " cotangents for " + std::to_string(n_in) + " inputs");

@@ -315,3 +315,35 @@ TEST(PureResiduals, ALeafUpdatedInPlaceBeforeBackwardIsAnErrorAsInPlainCode) {
     EXPECT_THROW(loss.backward(), ValueError) << (use_pure ? "assume_pure" : "plain");
   }
 }
+
+// grad of grad through an assume_pure call: the backward, differentiated again, must see the
+// inputs as variables (not the saved residuals as constants). Plain code and a finite difference
+// of the first derivative are the references.
+TEST(PureResiduals, SecondDerivativeThroughAPureCallEqualsPlainCode) {
+  auto f = [](const Tensor& x, const Tensor& w) { return (sin(x * w) * x).sum(); };
+  auto pure = assume_pure(f);
+  Tensor w = input({3}, 0.3f) + 0.7, u = input({3}, 0.5f) + 0.2, x0 = input({3}, 0.4f) + 0.1;
+  std::vector<std::vector<float>> hx, hw;
+  for (bool use_pure : {false, true}) {
+    auto first = [&](const Tensor& x, const Tensor& ww) {
+      return use_pure ? pure(x, ww) : f(x, ww);
+    };
+    // h(x, w) = <d f / d x, u>; its gradient is the Hessian-vector product in x and a mixed one
+    // in w.
+    auto h = [&](const Tensor& x, const Tensor& ww) {
+      return (grad(first)(x, ww) * u).sum();
+    };
+    auto [gx, gw] = grad(h, argnums<0, 1>)(x0, w);
+    hx.push_back(vec(gx));
+    hw.push_back(vec(gw));
+  }
+  expect_near(hx[1], hx[0], 1e-4f);
+  expect_near(hw[1], hw[0], 1e-4f);
+  // d/dx of (w cos(wx) x + sin(wx)) . u, per element: (2 w cos(wx) - w^2 x sin(wx)) u.
+  std::vector<float> xs = vec(x0), ws = vec(w), us = vec(u);
+  for (size_t i = 0; i < xs.size(); ++i) {
+    float a = ws[i] * xs[i];
+    float want = (2 * ws[i] * std::cos(a) - ws[i] * ws[i] * xs[i] * std::sin(a)) * us[i];
+    EXPECT_NEAR(hx[1][i], want, 1e-4f) << i;
+  }
+}
