@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -35,19 +36,22 @@ class SmallVec {
   std::vector<T> vec() const { return std::vector<T>(begin(), end()); }
   operator std::vector<T>() const { return vec(); }  // NOLINT: implicit
   SmallVec(const SmallVec& o) {
-    if (o.size_ <= N) {
+    if (!o.heap_) {
       copy_inline(o);
     } else {
-      assign(o.begin(), o.end());
+      assign(o.heap_, o.heap_ + o.size_);
     }
   }
   SmallVec(SmallVec&& o) noexcept { take(o); }
   SmallVec& operator=(const SmallVec& o) {
     if (this == &o) return *this;
-    if (!heap_ && o.size_ <= N) {
+    if (!heap_ && !o.heap_) {
       copy_inline(o);
+    } else if (!o.heap_) {  // inline elements into this heap buffer (size <= N: said for GCC)
+      const T* src = reinterpret_cast<const T*>(o.inline_);
+      assign(src, src + std::min<size_t>(o.size_, N));
     } else {
-      assign(o.begin(), o.end());
+      assign(o.heap_, o.heap_ + o.size_);
     }
     return *this;
   }
@@ -66,7 +70,7 @@ class SmallVec {
     size_ = 0;
     reserve(n);
     std::copy(first, last, data());
-    size_ = n;
+    size_ = static_cast<uint32_t>(n);
   }
   void reserve(size_t n) {
     if (n <= cap_) return;
@@ -75,17 +79,17 @@ class SmallVec {
     if (size_) std::memcpy(static_cast<void*>(p), data(), size_ * sizeof(T));
     if (heap_) std::free(heap_);
     heap_ = p;
-    cap_ = n;
+    cap_ = static_cast<uint32_t>(n);
   }
   void resize(size_t n, const T& v = T()) {
     reserve(n);
     for (size_t i = size_; i < n; ++i) data()[i] = v;
-    size_ = n;
+    size_ = static_cast<uint32_t>(n);
   }
   void push_back(const T& v) {
     if (size_ == cap_) {
       T copy = v;  // v may live in this vector
-      reserve(cap_ * 2);
+      reserve(size_t{cap_} * 2);
       data()[size_++] = copy;
       return;
     }
@@ -107,7 +111,7 @@ class SmallVec {
     T* p = data() + i;
     std::memmove(static_cast<void*>(p + n), p, (size_ - i) * sizeof(T));
     std::copy(first, last, p);
-    size_ += n;
+    size_ += static_cast<uint32_t>(n);
     return p;
   }
   T* erase(T* pos) {
@@ -140,8 +144,8 @@ class SmallVec {
  private:
   // Copies a vector of at most N elements into the inline buffer. The whole buffer is copied:
   // a fixed-size copy compiles to a few moves instead of a call (shapes are copied often).
-  void copy_inline(const SmallVec& o) {
-    std::memcpy(static_cast<void*>(inline_), o.data(), sizeof(inline_));
+  void copy_inline(const SmallVec& o) {  // o keeps its elements inline
+    std::memcpy(static_cast<void*>(inline_), o.inline_, sizeof(inline_));
     size_ = o.size_;
   }
   void release() {
@@ -168,8 +172,8 @@ class SmallVec {
   }
 
   T* heap_ = nullptr;
-  size_t size_ = 0;
-  size_t cap_ = N;
+  uint32_t size_ = 0;  // 32-bit counts: shapes and attribute lists are copied by the million
+  uint32_t cap_ = N;
   alignas(T) unsigned char inline_[N * sizeof(T)] = {};  // zeroed: copy_inline reads all of it
 };
 

@@ -18,7 +18,7 @@ class Function;
 using FunctionPtr = std::shared_ptr<const Function>;
 // Attribute lists (axes, permutations, sizes) are short: inline, so that copying attributes
 // (the graph node, the tape entry) allocates nothing.
-using IntList = SmallVec<int64_t, 6>;
+using IntList = SmallVec<int64_t, 4>;
 
 enum class CompareDir : uint8_t { eq, ne, lt, le, gt, ge };
 // Out-of-bounds behavior of gather/scatter_add (as in JAX): `fill` returns the fill value for
