@@ -136,6 +136,9 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
+  node->inputs.reserve(inputs.size());
+  node->next.reserve(inputs.size());
+  node->outputs.reserve(fresh.size());
   for (const Tensor& t : inputs) save_input(*node, t);
   for (size_t i = 0; i < fresh.size(); ++i) save_output(node, fresh[i], static_cast<int32_t>(i));
   return fresh;

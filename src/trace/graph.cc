@@ -142,7 +142,7 @@ GraphValue data_leaf(Literal value) {
   node->attrs = ParameterAttrs{0};
   node->hash = graph_node_hash(OpCode::parameter, node->attrs,
                                {node->outputs.data(), node->outputs.size()}, {});
-  node->data = std::make_unique<Literal>(std::move(value));
+  node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{node, 0};
 }
 

@@ -70,6 +70,28 @@ struct PoolAllocator {
   friend bool operator==(const PoolAllocator&, const PoolAllocator&) { return true; }
 };
 
+// unique_ptr to an object from the pool.
+template <class T>
+struct PooledDelete {
+  void operator()(T* p) const {
+    p->~T();
+    PoolAllocator<T>().deallocate(p, 1);
+  }
+};
+template <class T>
+using PooledPtr = std::unique_ptr<T, PooledDelete<T>>;
+template <class T, class... A>
+PooledPtr<T> make_pooled_unique(A&&... args) {
+  T* p = PoolAllocator<T>().allocate(1);
+  try {
+    new (p) T(std::forward<A>(args)...);
+  } catch (...) {
+    PoolAllocator<T>().deallocate(p, 1);
+    throw;
+  }
+  return PooledPtr<T>(p);
+}
+
 // std::make_shared<T>(args...) with the object and its control block from the pool.
 template <class T, class... A>
 std::shared_ptr<T> make_pooled(A&&... args) {

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "lazax/core/pool_allocator.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 #include "lazax/trace/inline_vec.h"
@@ -43,7 +44,7 @@ struct GraphNode {
   DebugInfo debug;
   // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
   // the many nodes that hold no data do not pay for.
-  std::unique_ptr<Literal> data;
+  PooledPtr<Literal> data;
   // The function trace this node was recorded in; null in lazy mode.
   std::shared_ptr<TraceFrame> frame;
 
