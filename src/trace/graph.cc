@@ -76,7 +76,10 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
   if (n > kStackWords) w = (heap_words = std::make_unique_for_overwrite<uint64_t[]>(n)).get();
   size_t k = 0;
   w[k++] = static_cast<uint64_t>(op);
-  w[k++] = hash_attrs(attrs);
+  static const uint64_t kParameterAttrsHash = hash_attrs(ParameterAttrs{0});
+  w[k++] = op == OpCode::parameter && std::get<ParameterAttrs>(attrs).index == 0
+               ? kParameterAttrsHash
+               : hash_attrs(attrs);
   w[k++] = outputs.size();
   if (leaf) {
     for (const TensorType& t : outputs) {
@@ -136,14 +139,13 @@ GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo de
 }
 
 GraphValue data_leaf(Literal value) {
-  auto node = new_node();
-  node->op = OpCode::parameter;
-  node->outputs = {value.type};
-  node->attrs = ParameterAttrs{0};
-  node->hash = graph_node_hash(OpCode::parameter, node->attrs,
-                               {node->outputs.data(), node->outputs.size()}, {});
+  // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
+  uint64_t hash = graph_node_hash(OpCode::parameter, ParameterAttrs{0}, {&value.type, 1}, {});
+  GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{},
+                               std::span<const TensorType>(&value.type, 1), Attrs(ParameterAttrs{0}),
+                               DebugInfo{}, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
-  return GraphValue{node, 0};
+  return GraphValue{std::move(node), 0};
 }
 
 }  // namespace lazax
