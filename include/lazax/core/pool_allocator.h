@@ -14,7 +14,19 @@ namespace lazax {
 
 namespace detail {
 
+// Under AddressSanitizer the pool hands every block back to the system allocator, so that a use
+// after free is reported rather than hidden by a recycled block.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr size_t kMaxFreeBlocks = 0;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr size_t kMaxFreeBlocks = 0;
+#else
 constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
+#endif
+#else
+constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
+#endif
 
 template <class T>
 struct FreeBlocks {
