@@ -8,6 +8,7 @@
 // nest: grad(grad(f)) and jvp of grad work.
 #pragma once
 #include <functional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -45,9 +46,8 @@ std::vector<Tensor> attach_custom_vjp(
     std::function<std::vector<Tensor>(const std::vector<Tensor>&)> bwd);
 // The same with a VJP that also gets the inputs as the tape saved them at the call (values of
 // that time, still on the tape: what a VJP needs to be differentiable again).
-using CustomVjpWithInputs =
-    std::function<std::vector<Tensor>(const std::vector<Tensor>& cts,
-                                      const std::vector<Tensor>& saved_inputs)>;
+using CustomVjpWithInputs = std::function<std::vector<Tensor>(
+    const std::vector<Tensor>& cts, std::span<const Tensor> saved_inputs)>;
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
 

@@ -28,8 +28,9 @@ struct GradNode {
   GradNode& operator=(const GradNode&) = delete;
   OpCode op = OpCode::constant;
   Attrs attrs;
-  std::vector<Tensor> inputs;    // saved values (detached)
-  std::vector<Tensor> outputs;   // saved values (detached)
+  // Saved values (detached), inline for the usual one or two inputs and one output.
+  InlineVec<Tensor, 2> inputs;
+  InlineVec<Tensor, 1> outputs;
   // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
   struct Edge {
     std::shared_ptr<GradNode> fn;
@@ -41,7 +42,7 @@ struct GradNode {
   bool released = false;  // saved values freed by backward(retain_graph=false)
   // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
   // custom_vjp(cotangents, saved inputs) -> input cotangents.
-  std::function<std::vector<Tensor>(const std::vector<Tensor>&, const std::vector<Tensor>&)>
+  std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)>
       custom_vjp;
   std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_jvp;
   // Nodes made while a profiler scope was open keep it (the backward reopens it).

@@ -105,9 +105,9 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
 
 // The saved outputs of `n` as its rule sees them: as saved, or (create_graph) re-attached to `n`
 // so that rules using them stay differentiable.
-const std::vector<Tensor>& outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph,
-                                            std::vector<Tensor>& outs) {
-  if (!create_graph) return n->outputs;
+std::span<const Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph,
+                                         std::vector<Tensor>& outs) {
+  if (!create_graph) return {n->outputs.begin(), n->outputs.size()};
   for (size_t i = 0; i < n->outputs.size(); ++i) {
     Tensor o = n->outputs[i].detach();
     if (is_floating(o.dtype())) {
@@ -225,11 +225,11 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom_vjp) {
-      in_cts = n->custom_vjp(out_cts, n->inputs);
+      in_cts = n->custom_vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
     } else {
       outs_buf.clear();
-      const std::vector<Tensor>& outs = outputs_for_rule(n, create_graph, outs_buf);
-      OpContext c{n->op, n->attrs, n->inputs, outs};
+      std::span<const Tensor> outs = outputs_for_rule(n, create_graph, outs_buf);
+      OpContext c{n->op, n->attrs, {n->inputs.begin(), n->inputs.size()}, outs};
       in_cts = vjp_rule(n->op)(c, out_cts);
     }
     for (size_t i = 0; i < n->next.size() && i < in_cts.size(); ++i) {
@@ -296,8 +296,8 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
       // Outputs re-attached to n while recording, so that rules using them (exp: t * out) stay
       // differentiable by an enclosing transform (jvp of jvp, vjp of jvp).
       outs_buf.clear();
-      const std::vector<Tensor>& outs = outputs_for_rule(n, grad_enabled(), outs_buf);
-      OpContext c{n->op, n->attrs, n->inputs, outs};
+      std::span<const Tensor> outs = outputs_for_rule(n, grad_enabled(), outs_buf);
+      OpContext c{n->op, n->attrs, {n->inputs.begin(), n->inputs.size()}, outs};
       out_tans = jvp_rule(n->op)(c, in_tans);
     }
     for (size_t i = 0; i < out_tans.size(); ++i)
@@ -321,7 +321,7 @@ Tensor transform_input(const Tensor& p) {
   // An identity tape entry: the enclosing transform differentiates through it, this one stops.
   auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
-  node->custom_vjp = [](const std::vector<Tensor>& cts, const std::vector<Tensor>&) {
+  node->custom_vjp = [](const std::vector<Tensor>& cts, std::span<const Tensor>) {
     return cts;
   };
   node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };

@@ -322,13 +322,13 @@ FunctionPtr jvp_program(const FunctionPtr& f) {
 }
 
 namespace {
-std::vector<bool> float_mask(const std::vector<Tensor>& xs, size_t from) {
+std::vector<bool> float_mask(std::span<const Tensor> xs, size_t from) {
   std::vector<bool> m;
   for (size_t i = from; i < xs.size(); ++i) m.push_back(is_floating(xs[i].dtype()));
   return m;
 }
 // Cotangents for the floating outputs (zeros where undefined).
-std::vector<Tensor> float_cts(const std::vector<Tensor>& outs, const std::vector<Tensor>& cts) {
+std::vector<Tensor> float_cts(std::span<const Tensor> outs, const std::vector<Tensor>& cts) {
   std::vector<Tensor> r;
   for (size_t i = 0; i < outs.size(); ++i)
     if (is_floating(outs[i].dtype()))
@@ -349,7 +349,7 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   const FunctionPtr& fn = c.attr<CallAttrs>().callee;
   std::vector<bool> wrt = float_mask(c.inputs, 0);
   const VjpPrograms& p = vjp_programs(fn, wrt);
-  std::vector<Tensor> in = c.inputs;
+  std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());
   for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
   std::vector<Tensor> g = apply_primitive(OpCode::call, CallAttrs{p.joint}, in);
   return spread(wrt, g, 0);
@@ -357,7 +357,7 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
 
 std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents) {
   const FunctionPtr& fn = c.attr<CallAttrs>().callee;
-  std::vector<Tensor> in = c.inputs;
+  std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (is_floating(c.inputs[i].dtype()))
       in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
@@ -373,7 +373,7 @@ std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   std::vector<bool> wrt = float_mask(c.inputs, 1);
   CondAttrs grads_attrs;
   for (const auto& b : branches) grads_attrs.branches.push_back(vjp_programs(b, wrt).joint);
-  std::vector<Tensor> in = c.inputs;  // index, operands
+  std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());  // index, operands
   for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
   std::vector<Tensor> g = apply_primitive(OpCode::cond, grads_attrs, in);
   return spread(wrt, g, 1);
@@ -383,7 +383,7 @@ std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tang
   const auto& branches = c.attr<CondAttrs>().branches;
   CondAttrs attrs;
   for (const auto& b : branches) attrs.branches.push_back(jvp_program(b));
-  std::vector<Tensor> in = c.inputs;
+  std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());
   for (size_t i = 1; i < c.inputs.size(); ++i)
     if (is_floating(c.inputs[i].dtype()))
       in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
@@ -410,7 +410,7 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   for (size_t i = 0; i < nc; ++i) outs.push_back(ps[i]);
   ScanAttrs hist_attrs = a;
   hist_attrs.body = hb.build(outs);
-  std::vector<Tensor> fwd = apply_primitive(OpCode::scan, hist_attrs, c.inputs);
+  std::vector<Tensor> fwd = apply_primitive(OpCode::scan, hist_attrs, {c.inputs.begin(), c.inputs.end()});
   std::vector<Tensor> history(fwd.begin() + static_cast<long>(nc + ny), fwd.end());
   // 2. The backward body: (ct_c..., x..., c..., ct_y(float)...) -> (ct_c_prev..., ct_x(float)...).
   std::vector<bool> wrt;

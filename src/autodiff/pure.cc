@@ -167,7 +167,7 @@ class Residuals final : public DeferredValues {
 // joint program (forward inlined) on the inputs saved at the call, recorded on the tape.
 std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
                                   const std::vector<Tensor>& cts,
-                                  const std::vector<Tensor>& saved_inputs) {
+                                  std::span<const Tensor> saved_inputs) {
   std::vector<Tensor> ct_in;
   bool taped = false;  // create_graph: the backward call itself goes on the tape
   for (size_t i = 0; i < cts.size(); ++i) {
@@ -183,7 +183,7 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   std::vector<Tensor> g;
   for (const Tensor& t : saved_inputs) taped = taped || (grad_enabled() && t.requires_grad());
   if (taped) {
-    std::vector<Tensor> in = saved_inputs;
+    std::vector<Tensor> in(saved_inputs.begin(), saved_inputs.end());
     in.insert(in.end(), ct_in.begin(), ct_in.end());
     g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
   } else {
@@ -250,7 +250,7 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     results = attach_custom_vjp(
         inputs, outs,
         CustomVjpWithInputs([p, res](const std::vector<Tensor>& cts,
-                                     const std::vector<Tensor>& saved_inputs) {
+                                     std::span<const Tensor> saved_inputs) {
           return call_backward(*p, *res, cts, saved_inputs);
         }));
   }

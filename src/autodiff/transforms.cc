@@ -110,7 +110,7 @@ std::vector<Tensor> attach_custom_vjp(
   return attach_custom_vjp(
       inputs, outs,
       CustomVjpWithInputs([bwd = std::move(bwd)](const std::vector<Tensor>& cts,
-                                                 const std::vector<Tensor>&) { return bwd(cts); }));
+                                                 std::span<const Tensor>) { return bwd(cts); }));
 }
 
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
@@ -124,7 +124,7 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
   node->sequence = next_grad_sequence();
   size_t n_in = inputs.size();
   node->custom_vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts,
-                                                  const std::vector<Tensor>& saved) {
+                                                  std::span<const Tensor> saved) {
     std::vector<Tensor> g = bwd(cts, saved);
     if (g.size() != n_in)
       throw ValueError("[custom_vjp] bwd returned " + std::to_string(g.size()) +

@@ -2,6 +2,7 @@
 // of a lazy graph is itself lazy, the backward of a traced function is itself traced, and a rule's
 // ops can be differentiated again (higher-order derivatives).
 #pragma once
+#include <span>
 #include <vector>
 
 #include "lazax/ir/op.h"
@@ -13,8 +14,8 @@ namespace lazax::autodiff {
 struct OpContext {
   OpCode op;
   const Attrs& attrs;
-  const std::vector<Tensor>& inputs;   // primal inputs
-  const std::vector<Tensor>& outputs;  // primal outputs
+  std::span<const Tensor> inputs;   // primal inputs
+  std::span<const Tensor> outputs;  // primal outputs
   template <class A> const A& attr() const { return std::get<A>(attrs); }
 };
 

@@ -110,7 +110,7 @@ Tensors jvp_while_(const OpContext& c, const Tensors& ts) {
   Builder cb(a.cond->name() + "_jvp");
   std::vector<ValueRef> carry;
   for (const Tensor& x : c.inputs) carry.push_back(cb.param(x.impl()->type()));
-  Tensors in = c.inputs;
+  Tensors in(c.inputs.begin(), c.inputs.end());
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!is_floating(c.inputs[i].dtype())) continue;
     cb.param(c.inputs[i].impl()->type());
