@@ -16,10 +16,10 @@ struct FieldHasher {
   void operator()(std::string_view, const int64_t& v) { h.add_signed(v); }
   void operator()(std::string_view, const bool& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const IntList& v) {
-    h.add_bytes(v.data(), v.size() * sizeof(int64_t));
+    h.add_words(v.data(), v.size());
   }
   void operator()(std::string_view, const Shape& v) {
-    h.add_bytes(v.dims().data(), v.rank() * sizeof(int64_t));
+    h.add_words(v.dims().data(), v.rank());
   }
   void operator()(std::string_view, const DType& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const CompareDir& v) { h.add(static_cast<uint64_t>(v)); }
@@ -28,7 +28,7 @@ struct FieldHasher {
   void operator()(std::string_view, const std::string& v) { h.add(v); }
   void operator()(std::string_view, const Literal& v) {
     h.add(static_cast<uint64_t>(v.dtype()));
-    h.add_bytes(v.shape().dims().data(), v.shape().rank() * sizeof(int64_t));
+    h.add_words(v.shape().dims().data(), v.shape().rank());
     h.add_bytes(v.buffer.data(), v.type.bytes());
   }
   void operator()(std::string_view, const FunctionPtr& v) { h.add(v ? v->hash() : 0); }

@@ -39,6 +39,12 @@ class Hasher {
     h_ = hash_bytes(s.data(), s.size(), h_);
     return *this;
   }
+  // A short list of integers (dims, axes): word by word, inline.
+  Hasher& add_words(const int64_t* p, size_t n) {
+    add(static_cast<uint64_t>(n));
+    for (size_t i = 0; i < n; ++i) add(static_cast<uint64_t>(p[i]));
+    return *this;
+  }
   Hasher& add_bytes(const void* p, size_t n) {
     add(static_cast<uint64_t>(n));
     h_ = hash_bytes(p, n, h_);
