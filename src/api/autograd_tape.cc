@@ -22,8 +22,14 @@ GradNode::~GradNode() {
   out_cts.clear();
   custom_vjp = nullptr;
   custom_jvp = nullptr;
-  for (Edge& e : next) ChainRelease<GradNode>::release_later(e.fn);
-  ChainRelease<GradNode>::drain();
+  using Release = ChainRelease<GradNode>;
+  if (Release::enter()) {
+    next.clear();
+    Release::leave();
+  } else {
+    for (Edge& e : next) Release::release_later(e.fn);
+  }
+  Release::drain();
 }
 
 bool grad_enabled() { return t_grad_enabled; }

@@ -48,8 +48,14 @@ GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
 GraphNode::~GraphNode() {
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
   // Long chains are freed iteratively (core/chain_release.h), not by nested destructors.
-  for (GraphValue& o : operands) ChainRelease<GraphNode>::release_later(o.node);
-  ChainRelease<GraphNode>::drain();
+  using Release = ChainRelease<GraphNode>;
+  if (Release::enter()) {
+    operands.clear();
+    Release::leave();
+  } else {
+    for (GraphValue& o : operands) Release::release_later(o.node);
+  }
+  Release::drain();
 }
 
 int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed); }
