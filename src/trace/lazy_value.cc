@@ -14,6 +14,11 @@ size_t g_count = 0;
 
 LazyValue::~LazyValue() { unlink(); }
 
+const Literal& LazyValue::empty_literal() {
+  static const Literal empty;
+  return empty;
+}
+
 void LazyValue::link() {
   if (linked_) return;
   prev_ = g_tail;
@@ -37,7 +42,7 @@ void LazyValue::set_pending(GraphValue v) {
   if (current_frame()) note_rebind(*this);
   type_ = v.type();
   pending_ = std::move(v);
-  data_ = Literal();
+  data_.reset();
   leaf_.reset();
   unlink();  // re-append: the order is the order values became pending
   link();
@@ -45,14 +50,14 @@ void LazyValue::set_pending(GraphValue v) {
 
 void LazyValue::set_data(Literal data) {
   type_ = data.type;
-  data_ = std::move(data);
+  data_ = make_pooled_unique<Literal>(std::move(data));
   pending_ = GraphValue();
   leaf_.reset();
   unlink();
 }
 
 GraphValue LazyValue::leaf_value() {
-  if (!leaf_) leaf_ = data_leaf(data_).node;
+  if (!leaf_) leaf_ = data_leaf(data()).node;
   return GraphValue{leaf_, 0};
 }
 

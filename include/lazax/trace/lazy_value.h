@@ -14,8 +14,9 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   LazyValue() = default;
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
   // Data with the graph leaf that stands for it already made (a leaf shared by many values).
-  LazyValue(Literal data, GraphNodePtr leaf) : type_(data.type), data_(std::move(data)),
-                                               leaf_(std::move(leaf)) {}
+  LazyValue(Literal data, GraphNodePtr leaf)
+      : type_(data.type), data_(make_pooled_unique<Literal>(std::move(data))),
+        leaf_(std::move(leaf)) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
   explicit LazyValue(GraphValue v) : type_(v.type()), pending_(std::move(v)) { link(); }
   virtual ~LazyValue();
@@ -30,7 +31,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   void set_data(Literal data);
   // Whether the value is a tracer of a function trace (open or dead).
   bool is_tracer() const { return pending_.defined() && pending_.node->frame != nullptr; }
-  const Literal& data() const { return data_; }
+  // The data (an empty literal while pending).
+  const Literal& data() const { return data_ ? *data_ : empty_literal(); }
   const GraphValue& pending() const { return pending_; }
   // The value as a graph operand: the pending value, or a data leaf made once per data.
   GraphValue graph_value() { return pending_.defined() ? pending_ : leaf_value(); }
@@ -42,7 +44,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   void unlink();
 
   TensorType type_;
-  Literal data_;
+  static const Literal& empty_literal();
+  PooledPtr<Literal> data_;  // apart: most values are pending and hold none
   GraphValue pending_;
   GraphNodePtr leaf_;  // the leaf standing for data_, shared by every use
   LazyValue* prev_ = nullptr;
