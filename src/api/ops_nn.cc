@@ -17,8 +17,13 @@ void require_floating(const Tensor& x, const char* op) {
                      "; convert it first, e.g. x.to(DType::f32)");
 }
 
-// x - max(x, dim): the largest entry along dim becomes 0, so exp cannot overflow.
-Tensor shifted(const Tensor& x, int64_t dim) { return x - amax(x, {dim}, /*keepdim=*/true); }
+// x - max(x, dim): the largest entry along dim becomes 0, so exp cannot overflow. softmax,
+// log_softmax and logsumexp do not depend on the shift, so its gradient is exactly zero: the max
+// is taken of x detached (as JAX's stop_gradient), which spares the backward the max's VJP (a
+// mask, a count and a division per call) and assume_pure two residuals.
+Tensor shifted(const Tensor& x, int64_t dim) {
+  return x - amax(x.detach(), {dim}, /*keepdim=*/true);
+}
 
 }  // namespace
 
@@ -46,7 +51,7 @@ Tensor logsumexp(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim
     Tensor s = sum(y, dims, keepdim);
     return s + (-std::numeric_limits<double>::infinity());
   }
-  Tensor m = amax(y, dims, /*keepdim=*/true);
+  Tensor m = amax(y.detach(), dims, /*keepdim=*/true);  // the shift has zero gradient: see shifted
   // An infinite max (all -inf, or a +inf entry) would make x - m NaN; shift by 0 instead.
   Tensor finite = lt(abs(m), host_scalar(std::numeric_limits<double>::infinity(), m.dtype()));
   m = where(finite, m, 0.0);
