@@ -52,6 +52,13 @@ void TraceScope::close() {
   if (it != t_stack.end()) t_stack.erase(it);
   frame_->alive = false;
   restore(*frame_);
+  // The frame's nodes point at the frame (for LeakedTracerError), and the frame's lists at its
+  // nodes: drop the lists, or each ended trace would keep itself alive as a cycle.
+  frame_->params.clear();
+  frame_->captures.clear();
+  frame_->capture_index.clear();
+  frame_->mutations.clear();
+  frame_->mutation_index.clear();
 }
 
 TraceScope::~TraceScope() { close(); }
