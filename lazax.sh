@@ -52,6 +52,13 @@ case "${1:-}" in
     fi
     grep -E "^Done|stat::number_of_executed_units" build-fuzz.log | tail -2 || true
     ;;
+  asan)
+    # Every layer's tests under ASan+UBSan (and LeakSanitizer), Debug: slower than `test`'s
+    # core-only sanitizer run; CI runs it after `test`.
+    install_missing
+    build build-asan-full Debug -DLAZAX_SANITIZE=ON
+    (cd build-asan-full && ctest --output-on-failure -j "$JOBS" -L "runtime|api|autodiff|pure")
+    ;;
   bench)
     install_missing >&2
     build build Release >&2  # stdout is the benchmark's alone (one JSON object with --json)
@@ -59,7 +66,7 @@ case "${1:-}" in
     ./build/apps/lazax/lazax bench "$@"
     ;;
   *)
-    echo "usage: ./lazax.sh demo | test | bench NAME [--json]" >&2
+    echo "usage: ./lazax.sh demo | test | asan | bench NAME [--json]" >&2
     exit 2
     ;;
 esac
