@@ -1,7 +1,6 @@
 // `lazax bench assume-pure`: see assume_pure_bench.h.
 #include "assume_pure_bench.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "decoder.h"
+#include "subprocess.h"
 #include "lazax/core/metrics.h"
 #include "lazax/pure.h"
 #include "lazax/runtime/context.h"
@@ -190,34 +190,7 @@ class ModeRun {
   std::vector<double> host_, fwd_, bwd_, sync_, opt_, exe_, ops_, nodes_;
 };
 
-// --- the torch._lazy peer: a Python script run as a subprocess (the pattern of peers.cc) ---
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs `command` through the shell; returns its exit status and its stdout + stderr.
-std::pair<int, std::string> run_command(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return {-1, "cannot start: " + command};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return {code, out};
-}
-
-std::string last_line(const std::string& s) {
-  size_t end = s.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  size_t begin = s.find_last_of('\n', end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  return s.substr(begin, end + 1 - begin);
-}
+// --- the torch._lazy peer: a Python script run as a subprocess (bench/subprocess.h) ---
 
 std::optional<double> number(const nlohmann::json& j, const char* key) {
   if (j.contains(key) && j[key].is_number()) return j[key].get<double>();

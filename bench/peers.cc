@@ -1,44 +1,17 @@
 // The peers of `lazax bench trace`, each a separate program run as a subprocess: LibTorch
 // (heavy headers, an optional dependency) stays out of lazax's own build, and torch._lazy lives
 // in Python. Each prints one JSON object as its last line of output.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
 #include <string>
 
+#include "subprocess.h"
 #include "trace_bench.h"
 
 namespace lazax::bench {
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs `command` through the shell; returns its exit status and its stdout + stderr.
-std::pair<int, std::string> run_command(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) return {-1, "cannot start: " + command};
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  int code = status == -1 ? -1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return {code, out};
-}
-
-std::string last_line(const std::string& s) {
-  size_t end = s.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  size_t begin = s.find_last_of('\n', end);
-  return s.substr(begin == std::string::npos ? 0 : begin + 1,
-                  end + 1 - (begin == std::string::npos ? 0 : begin + 1));
-}
 
 PeerResult run_peer(const std::string& what, const std::string& command) {
   auto [code, out] = run_command(command);

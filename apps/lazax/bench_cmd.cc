@@ -40,23 +40,46 @@ int64_t positive_arg(std::span<const std::string> args, size_t& i) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != v.size() || n <= 0) throw UsageError(flag + " needs a positive integer, got '" + v + "'");
+  if (used != v.size() || n <= 0)
+    throw UsageError(flag + " needs a positive integer, got '" + v + "'");
   return n;
 }
 
-int assume_pure_command(std::span<const std::string> args) {
-  bench::AssumePureBenchOptions options;
-  bool json = false;
+// Parses a benchmark's options: the shared ones (--json, --help, --no-peers) here, the others
+// by `own(flag, i)` (false: unknown). Returns false when --help was printed.
+template <class Own>
+bool parse_options(std::span<const std::string> args, bool& json, bool& peers, Own own) {
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") {
       json = true;
     } else if (a == "--help" || a == "-h") {
       std::fputs(kBenchUsage, stdout);
-      return 0;
+      return false;
     } else if (a == "--no-peers") {
-      options.peers = false;
-    } else if (a == "--layers") {
+      peers = false;
+    } else if (!own(a, i)) {
+      throw UsageError("unknown option '" + a + "'");
+    }
+  }
+  return true;
+}
+
+template <class Result>
+int print_result(const Result& r, bool json) {
+  if (json) {
+    std::printf("%s\n", bench::to_json(r).dump().c_str());
+  } else {
+    std::fputs(bench::to_table(r).c_str(), stdout);
+  }
+  return 0;
+}
+
+int assume_pure_command(std::span<const std::string> args) {
+  bench::AssumePureBenchOptions options;
+  bool json = false;
+  auto own = [&](const std::string& a, size_t& i) {
+    if (a == "--layers") {
       options.layers = std::min<int64_t>(positive_arg(args, i), 10000);
     } else if (a == "--steps") {
       options.steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 100000));
@@ -65,16 +88,29 @@ int assume_pure_command(std::span<const std::string> args) {
     } else if (a == "--torch-steps") {
       options.torch_steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 10000));
     } else {
-      throw UsageError("unknown option '" + a + "'");
+      return false;
     }
-  }
-  bench::AssumePureBenchResult r = bench::run_assume_pure_bench(options);
-  if (json) {
-    std::printf("%s\n", bench::to_json(r).dump().c_str());
-  } else {
-    std::fputs(bench::to_table(r).c_str(), stdout);
-  }
-  return 0;
+    return true;
+  };
+  if (!parse_options(args, json, options.peers, own)) return 0;
+  return print_result(bench::run_assume_pure_bench(options), json);
+}
+
+int trace_command(std::span<const std::string> args) {
+  bench::TraceBenchOptions options;
+  bool json = false;
+  auto own = [&](const std::string& a, size_t& i) {
+    if (a == "--ops") {
+      options.ops = positive_arg(args, i);
+    } else if (a == "--reps") {
+      options.reps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
+    } else {
+      return false;
+    }
+    return true;
+  };
+  if (!parse_options(args, json, options.peers, own)) return 0;
+  return print_result(bench::run_trace_bench(options), json);
 }
 
 }  // namespace
@@ -86,33 +122,8 @@ int bench_command(std::span<const std::string> args) {
     return 0;
   }
   if (args[0] == "assume-pure") return assume_pure_command(args);
-  if (args[0] != "trace") throw UsageError("unknown benchmark '" + args[0] + "'");
-  bench::TraceBenchOptions options;
-  bool json = false;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(kBenchUsage, stdout);
-      return 0;
-    } else if (a == "--no-peers") {
-      options.peers = false;
-    } else if (a == "--ops") {
-      options.ops = positive_arg(args, i);
-    } else if (a == "--reps") {
-      options.reps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
-    } else {
-      throw UsageError("unknown option '" + a + "'");
-    }
-  }
-  bench::TraceBenchResult r = bench::run_trace_bench(options);
-  if (json) {
-    std::printf("%s\n", bench::to_json(r).dump().c_str());
-  } else {
-    std::fputs(bench::to_table(r).c_str(), stdout);
-  }
-  return 0;
+  if (args[0] == "trace") return trace_command(args);
+  throw UsageError("unknown benchmark '" + args[0] + "'");
 }
 
 }  // namespace lazax::cli

@@ -22,14 +22,8 @@ GradNode::~GradNode() {
   out_cts.clear();
   custom_vjp = nullptr;
   custom_jvp = nullptr;
-  using Release = ChainRelease<GradNode>;
-  if (Release::enter()) {
-    next.clear();
-    Release::leave();
-  } else {
-    for (Edge& e : next) Release::release_later(e.fn);
-  }
-  Release::drain();
+  ChainRelease<GradNode>::release_links(next,
+                                        [](Edge& e) -> std::shared_ptr<GradNode>& { return e.fn; });
 }
 
 bool grad_enabled() { return t_grad_enabled; }
@@ -105,8 +99,9 @@ Tensor& Tensor::requires_grad_(bool on) {
     throw DTypeError("[requires_grad_] only floating-point tensors can require grad, got " +
                      type_str() + "; convert with .to(DType::f32) first");
   if (!on && impl_->grad_fn)
-    throw ValueError("[requires_grad_] cannot turn off requires_grad on a non-leaf tensor; use "
-                     "detach()");
+    throw ValueError(
+        "[requires_grad_] cannot turn off requires_grad on a non-leaf tensor; use "
+        "detach()");
   impl_->requires_grad = on;
   return *this;
 }

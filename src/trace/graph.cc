@@ -48,14 +48,8 @@ GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
 GraphNode::~GraphNode() {
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
   // Long chains are freed iteratively (core/chain_release.h), not by nested destructors.
-  using Release = ChainRelease<GraphNode>;
-  if (Release::enter()) {
-    operands.clear();
-    Release::leave();
-  } else {
-    for (GraphValue& o : operands) Release::release_later(o.node);
-  }
-  Release::drain();
+  ChainRelease<GraphNode>::release_links(operands,
+                                         [](GraphValue& v) -> GraphNodePtr& { return v.node; });
 }
 
 int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed); }
@@ -67,7 +61,7 @@ namespace {
 // of an op with operands follow from its op, attributes and operand types, which the operand
 // hashes already cover, so only a node without operands (a data leaf) hashes them.
 // It keys the lazy graph at sync; a synced Function's nodes get the IR's node_hash.
-uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorType> outputs,
+uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorType> outputs,
                          std::span<const GraphValue> operands) {
   const bool leaf = operands.empty();
   size_t n = 3 + 2 * operands.size();
@@ -82,10 +76,7 @@ uint64_t graph_node_hash(OpCode op, const Attrs& attrs, std::span<const TensorTy
   if (n > kStackWords) w = (heap_words = std::make_unique_for_overwrite<uint64_t[]>(n)).get();
   size_t k = 0;
   w[k++] = static_cast<uint64_t>(op);
-  static const uint64_t kParameterAttrsHash = hash_attrs(ParameterAttrs{0});
-  w[k++] = op == OpCode::parameter && std::get<ParameterAttrs>(attrs).index == 0
-               ? kParameterAttrsHash
-               : hash_attrs(attrs);
+  w[k++] = attrs_hash;
   w[k++] = outputs.size();
   if (leaf) {
     for (const TensorType& t : outputs) {
@@ -116,7 +107,8 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const
   // may record on any thread); the node keeps its own inline copy.
   thread_local std::vector<TensorType> outputs;
   infer_types(op, in, attrs, outputs);
-  uint64_t hash = graph_node_hash(op, attrs, outputs, {operands.data(), operands.size()});
+  uint64_t hash =
+      graph_node_hash(op, hash_attrs(attrs), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
   GraphNodePtr node = new_node(op, hash, std::move(operands), outputs, std::move(attrs), where,
@@ -146,10 +138,11 @@ GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo de
 
 GraphValue data_leaf(Literal value) {
   // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
-  uint64_t hash = graph_node_hash(OpCode::parameter, ParameterAttrs{0}, {&value.type, 1}, {});
+  static const uint64_t kLeafAttrsHash = hash_attrs(ParameterAttrs{0});
+  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrsHash, {&value.type, 1}, {});
   GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{},
-                               std::span<const TensorType>(&value.type, 1), Attrs(ParameterAttrs{0}),
-                               DebugInfo{}, nullptr);
+                               std::span<const TensorType>(&value.type, 1),
+                               Attrs(ParameterAttrs{0}), DebugInfo{}, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{std::move(node), 0};
 }

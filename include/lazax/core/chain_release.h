@@ -24,6 +24,17 @@ class ChainRelease {
     return true;
   }
   static void leave() { --state().depth; }
+  // What a node's destructor calls on its links (`ptr_of(link)`: the shared_ptr in each).
+  template <class Links, class PtrOf>
+  static void release_links(Links& links, PtrOf ptr_of) {
+    if (enter()) {
+      links.clear();
+      leave();
+    } else {
+      for (auto& l : links) release_later(ptr_of(l));
+    }
+    drain();
+  }
   // Takes `p` if it is the last reference (else drops it: someone else keeps the node alive).
   static void release_later(std::shared_ptr<T>& p) {
     if (!p) return;
