@@ -17,7 +17,7 @@ uint64_t next_grad_sequence() { return g_sequence.fetch_add(1); }
 GradNode::~GradNode() {
   // The saved values go first (their grad_fn references point at the nodes the edges hold too),
   // then the edges hand the previous entries over to be freed one by one.
-  inputs.clear();
+  release_saved_inputs(*this);
   outputs.clear();
   out_cts.clear();
   custom_vjp = nullptr;
@@ -36,12 +36,37 @@ EnableGrad::~EnableGrad() { set_grad_enabled(previous_); }
 
 Tensor saved_copy(const Tensor& t) {
   TensorImpl* impl = t.impl();
-  if (impl->requires_grad && !impl->grad_fn) return t;  // a leaf: gradients must reach it
   Tensor c = t.detach();
   c.impl()->requires_grad = impl->requires_grad;
   c.impl()->grad_fn = impl->grad_fn;
   c.impl()->output_index = impl->output_index;
   return c;
+}
+
+namespace {
+bool is_leaf_requiring_grad(const TensorImpl& impl) { return impl.requires_grad && !impl.grad_fn; }
+}  // namespace
+
+void rebind_saved(TensorImpl& impl) {
+  if (impl.saved_by.empty()) return;
+  Tensor old = saved_copy(Tensor(std::static_pointer_cast<TensorImpl>(impl.shared_from_this())));
+  for (const TensorImpl::SavedBy& s : impl.saved_by) s.node->inputs[s.slot] = old;
+  impl.saved_by.clear();
+}
+
+void release_saved_inputs(GradNode& node) {
+  for (uint32_t i = 0; i < node.inputs.size(); ++i) {
+    if (!node.inputs[i].defined()) continue;
+    auto& by = node.inputs[i].impl()->saved_by;
+    for (size_t k = 0; k < by.size(); ++k) {
+      if (by[k].node == &node && by[k].slot == i) {  // swap with the last and drop it
+        by[k] = by[by.size() - 1];
+        by.pop_back();
+        break;
+      }
+    }
+  }
+  node.inputs.clear();
 }
 
 void save_input(GradNode& node, const Tensor& t) {
@@ -51,7 +76,11 @@ void save_input(GradNode& node, const Tensor& t) {
     return;
   }
   TensorImpl* impl = t.impl();
-  node.inputs.push_back(saved_copy(t));
+  // The handle itself. A leaf that requires grad is not registered: an in-place update of it
+  // before backward is an error (engine.cc check_saved), as in PyTorch.
+  if (!is_leaf_requiring_grad(*impl))
+    impl->saved_by.push_back({&node, static_cast<uint32_t>(node.inputs.size())});
+  node.inputs.push_back(t);
   e.version = impl->version;
   if (!impl->requires_grad) return;
   if (impl->grad_fn) {

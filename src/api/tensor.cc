@@ -188,6 +188,7 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
                      self.type_str() +
                      ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
+  rebind_saved(*impl);  // tape entries that saved this handle keep its old value
   ++impl->version;
   if (v.is_pending()) {
     impl->set_pending(v.impl()->pending());

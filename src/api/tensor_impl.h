@@ -28,7 +28,10 @@ struct GradNode {
   GradNode& operator=(const GradNode&) = delete;
   OpCode op = OpCode::constant;
   Attrs attrs;
-  // Saved values (detached), inline for the usual one or two inputs and one output.
+  // Saved values, inline for the usual one or two inputs and one output. An input is the
+  // caller's handle itself (registered in its saved_by, so that an in-place op on it first
+  // hands this entry a copy of the old value: see rebind_saved); outputs are detached copies
+  // (the output handle points back at this entry).
   InlineVec<Tensor, 2> inputs;
   InlineVec<Tensor, 1> outputs;
   // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
@@ -64,11 +67,26 @@ class TensorImpl : public LazyValue {
   int32_t output_index = 0;
   Tensor grad;  // accumulated by backward() for leaves that require grad
   uint64_t version = 0;  // bumped by every in-place op
+  // The tape entries holding this handle as a saved input (entry, input slot). Saving the
+  // handle itself instead of a copy spares a handle per saved input on recording's hot path;
+  // an in-place op gives these entries a copy of the old value first (rebind_saved).
+  struct SavedBy {
+    GradNode* node;
+    uint32_t slot;
+  };
+  InlineVec<SavedBy, 1> saved_by;
 };
 
 // A handle to the same value and the same place on the tape, which later in-place rebinding of
-// `t` does not affect (what the tape saves). Leaves are saved as themselves.
+// `t` does not affect.
 Tensor saved_copy(const Tensor& t);
+
+// Called before an in-place op rebinds `impl`: the tape entries that saved it get a copy of its
+// current value and place on the tape, so that their backward sees the value they were given.
+void rebind_saved(TensorImpl& impl);
+
+// Drops `node`'s saved inputs (unregistering it from their saved_by lists).
+void release_saved_inputs(GradNode& node);
 
 // Creation order of tape nodes (one counter for every kind of node).
 uint64_t next_grad_sequence();

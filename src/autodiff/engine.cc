@@ -244,7 +244,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   }
   if (!retain_graph) {
     for (const auto& n : order) {
-      n->inputs.clear();
+      release_saved_inputs(*n);
       n->outputs.clear();
       // Custom rules hold saved values too (assume_pure's residuals): free them now rather
       // than when the tape dies, so that a later sync does not materialize them. A released

@@ -88,6 +88,7 @@ class InlineVec {
     }
     return *new (data() + size_++) T(std::forward<A>(args)...);
   }
+  void pop_back() { std::destroy_at(data() + --size_); }
   void clear() {
     std::destroy_n(data(), size_);
     size_ = 0;
