@@ -71,7 +71,9 @@ class PureFunction {
     using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
     // The hot path (a cached signature) flattens and hashes the arguments, building no strings.
     std::vector<Tensor> flat;
+    flat.reserve(last_flat_size_);  // one allocation, not one per doubling
     (TreeTraits<Args>::flatten(args, flat), ...);
+    last_flat_size_ = flat.size();
     uint64_t key = signature_key(args...);
     auto it = cache_.find(key);
     bool stale = it != cache_.end() && !captures_match(*it->second);
@@ -127,6 +129,7 @@ class PureFunction {
   }
 
   F f_;
+  size_t last_flat_size_ = 0;
   PureOptions opts_;
   std::string where_;
   std::unordered_map<uint64_t, std::shared_ptr<detail::PureEntry>> cache_;

@@ -217,14 +217,16 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
   if (!needs_grad) {
     results = record_op_multi(OpCode::call, inputs, CallAttrs{e.fn});
   } else {
-    std::vector<bool> wrt(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i)
-      wrt[i] = inputs[i].requires_grad() && is_floating(inputs[i].dtype());
+    auto wrt = [&](size_t i) { return inputs[i].requires_grad() && is_floating(inputs[i].dtype()); };
     // The split for this `wrt` (usually the same on every call): remembered by the entry, so
     // that a call does not look it up in the global cache, where it lives as long as the process.
-    if (!e.vjp || e.vjp_wrt != wrt) {
-      e.vjp = &autodiff::vjp_programs(e.fn, wrt);
-      e.vjp_wrt = wrt;
+    bool same = e.vjp && e.vjp_wrt.size() == inputs.size();
+    for (size_t i = 0; same && i < inputs.size(); ++i) same = e.vjp_wrt[i] == wrt(i);
+    if (!same) {
+      std::vector<bool> w(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) w[i] = wrt(i);
+      e.vjp = &autodiff::vjp_programs(e.fn, w);
+      e.vjp_wrt = std::move(w);
     }
     const autodiff::VjpPrograms* p = e.vjp;
     // The forward call (not taped: its backward is the custom rule below).

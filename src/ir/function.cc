@@ -73,6 +73,9 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
     h.add_signed(r.index);
   }
   hash_ = h.digest();
+  params_well_formed_ = num_params_ >= 0 && static_cast<size_t>(num_params_) <= nodes_.size();
+  for (int i = 0; params_well_formed_ && i < num_params_; ++i)
+    params_well_formed_ = nodes_[static_cast<size_t>(i)].outputs.size() == 1;
 }
 
 std::vector<TensorType> Function::param_types() const {

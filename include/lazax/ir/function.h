@@ -58,6 +58,9 @@ class Function {
   std::vector<TensorType> result_types() const;
   // Structural hash: stable across runs and processes, ignores names and debug info.
   uint64_t hash() const { return hash_; }
+  // Whether the parameter count fits the nodes and each parameter has one output (checked once,
+  // at construction: shape rules of call, cond, while and scan read it on every recording).
+  bool params_well_formed() const { return params_well_formed_; }
   // Sub-functions referenced directly by this function's nodes, in first-use order.
   std::vector<FunctionPtr> callees() const;
   // Number of non-parameter nodes, including those of sub-functions (counted once per use).
@@ -69,6 +72,7 @@ class Function {
   int num_params_;
   std::vector<ValueRef> results_;
   uint64_t hash_;
+  bool params_well_formed_ = false;
 };
 
 // The parameter node at position `index` of type `t`, hashed.

@@ -126,6 +126,8 @@ inline bool is_int_scalar(const TensorType& t) {
 template <class What>
 const Function& sub_function(OpCode op, const FunctionPtr& f, const What& what) {
   if (!f) shape_fail(op, text(what) + " is missing (null function)");
+  // (The results were checked by Function's constructor; the parameters too, the answer kept.)
+  if (f->params_well_formed()) return *f;
   const auto& nodes = f->nodes();
   if (f->num_params() < 0 || static_cast<size_t>(f->num_params()) > nodes.size()) {
     shape_fail(op, text(what) + " @" + f->name() + " is malformed (bad parameter count)");
@@ -134,13 +136,6 @@ const Function& sub_function(OpCode op, const FunctionPtr& f, const What& what) 
     if (nodes[static_cast<size_t>(i)].outputs.size() != 1) {
       shape_fail(op, text(what) + " @" + f->name() + " is malformed (parameter " + num(i) +
                          " does not have one output)");
-    }
-  }
-  for (auto r : f->results()) {
-    if (r.node < 0 || static_cast<size_t>(r.node) >= nodes.size() || r.index < 0 ||
-        static_cast<size_t>(r.index) >= nodes[static_cast<size_t>(r.node)].outputs.size()) {
-      shape_fail(
-          op, text(what) + " @" + f->name() + " is malformed (a result refers to a missing value)");
     }
   }
   return *f;
