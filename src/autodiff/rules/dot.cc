@@ -1,7 +1,8 @@
 // VJP and JVP rules of dot_general. dot_general is bilinear: its JVP is the sum of the products
 // with one tangent each, and its VJP contracts the cotangent with the other operand and
 // transposes the result back into the operand's dimension order (JAX's
-// _dot_general_transpose_lhs/rhs).
+// _dot_general_transpose_lhs/rhs), unless contracting them the other way round gives that order
+// directly.
 #include <algorithm>
 #include <numeric>
 
@@ -26,6 +27,12 @@ IntList iota_list(int64_t start, size_t n) {
   IntList out(n);
   std::iota(out.begin(), out.end(), start);
   return out;
+}
+
+bool is_iota(const IntList& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<int64_t>(i)) return false;
+  return true;
 }
 
 IntList argsort(const IntList& v) {
@@ -54,17 +61,24 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const In
   }
   // dot_general(g, y) contracting g's y-free dims with y's kept dims: its result lists
   // x_batch, then x_kept (g's remaining dims), then x_contract in y_contract's sorted order.
-  DotGeneralAttrs dims{ans_batch, y_batch, ans_y, y_kept};
-  Tensor r = prim(OpCode::dot_general, {g, y}, dims);
+  IntList contracted;
+  for (int64_t i : argsort(y_contract)) contracted.push_back(x_contract[static_cast<size_t>(i)]);
   IntList order = x_batch;
   order.insert(order.end(), x_kept.begin(), x_kept.end());
-  for (int64_t i : argsort(y_contract)) order.push_back(x_contract[static_cast<size_t>(i)]);
-  IntList perm = argsort(order);
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i)
-    identity = identity && perm[i] == static_cast<int64_t>(i);
-  if (identity) return r;
-  return prim(OpCode::transpose, {r}, TransposeAttrs{perm});
+  order.insert(order.end(), contracted.begin(), contracted.end());
+  if (!is_iota(order)) {
+    // dot_general(y, g) lists the two free groups the other way round. When that is x's order
+    // already (a weight gradient: x^T g rather than (g^T x)^T), it needs no transpose. The sums
+    // are the same: the same contraction pairs, in the same order, products commuted.
+    IntList swapped = x_batch;
+    swapped.insert(swapped.end(), contracted.begin(), contracted.end());
+    swapped.insert(swapped.end(), x_kept.begin(), x_kept.end());
+    if (is_iota(swapped))
+      return prim(OpCode::dot_general, {y, g}, DotGeneralAttrs{y_batch, ans_batch, y_kept, ans_y});
+  }
+  Tensor r = prim(OpCode::dot_general, {g, y}, DotGeneralAttrs{ans_batch, y_batch, ans_y, y_kept});
+  if (is_iota(order)) return r;
+  return prim(OpCode::transpose, {r}, TransposeAttrs{argsort(order)});
 }
 
 }  // namespace
