@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -129,7 +130,81 @@ std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs 
   return outs;
 }
 
+namespace {
+
+bool is_iota(const IntList& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// Whether a layout op on x's value changes nothing: x is its result.
+bool is_identity(OpCode op, const Attrs& attrs, const TensorType& x) {
+  switch (op) {
+    case OpCode::transpose: {
+      const IntList& p = std::get<TransposeAttrs>(attrs).permutation;
+      return p.size() == x.shape.rank() && is_iota(p);
+    }
+    case OpCode::reshape:
+      return std::get<ReshapeAttrs>(attrs).new_sizes == x.shape;
+    case OpCode::broadcast_in_dim: {
+      const auto& a = std::get<BroadcastInDimAttrs>(attrs);
+      return a.shape == x.shape && a.broadcast_dimensions.size() == x.shape.rank() &&
+             is_iota(a.broadcast_dimensions);
+    }
+    default:
+      return false;
+  }
+}
+
+// Record-time folding of chains of one layout op (transpose, reshape, broadcast_in_dim): they
+// only move elements, so the folded op computes the same bits, and a training step records
+// fewer ops (the autodiff rules and the shape ops of the API make such chains all the time).
+// Rewrites `operands` and `attrs` so that the op starts from the chain's start, and returns
+// that value instead when the op then changes nothing. The tape records the op as written,
+// so gradients do not see this.
+std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Attrs& attrs) {
+  GraphValue& x = operands[0];
+  const GraphNode& inner = *x.node;
+  // Only a node recorded in this trace context (and whose operand is too) is reached into:
+  // another trace's values are lifted as inputs, not rewired. A parameter is never `op`.
+  if (inner.op == op && inner.frame == current_frame_ptr() &&
+      inner.operands[0].node->frame == inner.frame) {
+    // The op as written is checked first, so that a bad one fails as it would unfolded.
+    thread_local std::vector<TensorType> checked;
+    infer_types(op, {&x.type(), 1}, attrs, checked);
+    if (op == OpCode::transpose) {
+      // Result dim j of the outer transpose is dim p2[j] of the inner one's result, which is
+      // dim p1[p2[j]] of its operand.
+      IntList& p2 = std::get<TransposeAttrs>(attrs).permutation;
+      const IntList& p1 = std::get<TransposeAttrs>(inner.attrs).permutation;
+      IntList composed;
+      for (int64_t d : p2) composed.push_back(p1[static_cast<size_t>(d)]);
+      p2 = composed;
+    } else if (op == OpCode::broadcast_in_dim) {
+      // Operand dim i goes to the inner result's dim d1[i], which goes to d2[d1[i]]. A size-1
+      // dim stays 1 or is expanded either way; any other size is kept all the way.
+      IntList& d2 = std::get<BroadcastInDimAttrs>(attrs).broadcast_dimensions;
+      const IntList& d1 = std::get<BroadcastInDimAttrs>(inner.attrs).broadcast_dimensions;
+      IntList composed;
+      for (int64_t d : d1) composed.push_back(d2[static_cast<size_t>(d)]);
+      d2 = composed;
+    }  // reshape: row-major, so only the last one's sizes matter
+    GraphValue start = inner.operands[0];  // copied before x (the inner node's owner) changes
+    x = std::move(start);
+  }
+  if (is_identity(op, attrs, x.type())) return x;
+  return std::nullopt;
+}
+
+}  // namespace
+
 GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug) {
+  // (A wrong number of operands is left to make_node's check.)
+  if ((op == OpCode::transpose || op == OpCode::reshape || op == OpCode::broadcast_in_dim) &&
+      operands.size() == 1) {
+    if (std::optional<GraphValue> same = fold_layout(op, operands, attrs)) return *same;
+  }
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
   if (node->outputs.empty())
     throw ValueError("[" + std::string(op_name(op)) + "] has no result to return here");
