@@ -57,7 +57,7 @@ case "${1:-}" in
     # core-only sanitizer run; CI runs it after `test`.
     install_missing
     build build-asan-full Debug -DLAZAX_SANITIZE=ON
-    (cd build-asan-full && ctest --output-on-failure -j "$JOBS" -L "runtime|api|autodiff|pure")
+    (cd build-asan-full && ctest --output-on-failure -j "$JOBS" -L "runtime|trace|api|autodiff|pure")
     ;;
   bench)
     install_missing >&2

@@ -65,6 +65,10 @@ inline const TensorType& GraphValue::type() const {
 // and returns its outputs.
 std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs attrs,
                                      DebugInfo debug = {});
+// The same for an op with one result, folding layout chains as it records (exact): a transpose
+// of a transpose, a reshape of a reshape and a broadcast_in_dim of a broadcast_in_dim become one
+// op, and an op that changes nothing (identity transpose, reshape or broadcast) returns its
+// operand. Only nodes of the current trace context are folded through.
 GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs = NoAttrs{},
                   DebugInfo debug = {});
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
