@@ -20,8 +20,7 @@ GradNode::~GradNode() {
   release_saved_inputs(*this);
   outputs.clear();
   out_cts.clear();
-  custom_vjp = nullptr;
-  custom_jvp = nullptr;
+  custom.reset();
   ChainRelease<GradNode>::release_links(next,
                                         [](Edge& e) -> std::shared_ptr<GradNode>& { return e.fn; });
 }

@@ -18,22 +18,25 @@ namespace lazax {
 class TensorImpl;
 
 // One entry of the autograd tape: an op applied to inputs of which at least one requires grad.
-// The autodiff layer walks these backwards (VJP rules) or forwards (JVP rules). Inputs and
-// outputs are saved as detached handles so that later in-place rebinding of the user's tensors
-// does not change what the backward pass sees.
+// The autodiff layer walks these backwards (VJP rules) or forwards (JVP rules). The saved values
+// are such that later in-place rebinding of the user's tensors does not change what the backward
+// pass sees (see `inputs`). The fields the tape walks read come first; the attributes (large,
+// read once per backward) last.
 struct GradNode {
   GradNode() = default;
   ~GradNode();  // frees a long tape iteratively (core/chain_release.h)
   GradNode(const GradNode&) = delete;
   GradNode& operator=(const GradNode&) = delete;
   OpCode op = OpCode::constant;
-  Attrs attrs;
-  // Saved values, inline for the usual one or two inputs and one output. An input is the
-  // caller's handle itself (registered in its saved_by, so that an in-place op on it first
-  // hands this entry a copy of the old value: see rebind_saved); outputs are detached copies
-  // (the output handle points back at this entry).
-  InlineVec<Tensor, 2> inputs;
-  InlineVec<Tensor, 1> outputs;
+  bool released = false;  // saved values freed by backward(retain_graph=false)
+  bool leads = false;     // scratch of the backward walk (below)
+  // Nodes made while a profiler scope was open keep it (the backward reopens it).
+  const char* scope = nullptr;
+  uint64_t sequence = 0;  // creation order, for a deterministic backward order
+  // Scratch of the backward walk (autodiff/engine.cc), so that it needs no maps: the walk that
+  // last visited this node, whether the node leads to a target (`leads`), and the cotangents of
+  // its outputs gathered so far.
+  uint64_t walk = 0;
   // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
   struct Edge {
     std::shared_ptr<GradNode> fn;
@@ -42,21 +45,22 @@ struct GradNode {
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
-  bool released = false;  // saved values freed by backward(retain_graph=false)
-  // Replace the op's VJP / JVP rules (custom_vjp, and the identity nodes of the transforms).
-  // custom_vjp(cotangents, saved inputs) -> input cotangents.
-  std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)>
-      custom_vjp;
-  std::function<std::vector<Tensor>(const std::vector<Tensor>&)> custom_jvp;
-  // Nodes made while a profiler scope was open keep it (the backward reopens it).
-  const char* scope = nullptr;
-  uint64_t sequence = 0;  // creation order, for a deterministic backward order
-  // Scratch of the backward walk (autodiff/engine.cc), so that it needs no maps: the walk that
-  // last visited this node, whether the node leads to a target, and the cotangents of its
-  // outputs gathered so far.
-  uint64_t walk = 0;
-  bool leads = false;
+  // Saved values, inline for the usual one or two inputs and one output. An input is the
+  // caller's handle itself (registered in its saved_by, so that an in-place op on it first
+  // hands this entry a copy of the old value: see rebind_saved); outputs are detached copies
+  // (the output handle points back at this entry).
+  InlineVec<Tensor, 2> inputs;
+  InlineVec<Tensor, 1> outputs;
   InlineVec<Tensor, 1> out_cts;
+  // Rules that replace the op's VJP / JVP (custom_vjp, assume_pure, and the identity nodes of
+  // the transforms): vjp(cotangents, saved inputs) -> input cotangents. Apart (most entries
+  // have none).
+  struct CustomRules {
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)> vjp;
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&)> jvp;
+  };
+  std::unique_ptr<CustomRules> custom;
+  Attrs attrs;
 };
 
 class TensorImpl : public LazyValue {

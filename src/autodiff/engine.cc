@@ -224,8 +224,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     if (!any) continue;
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
-    if (n->custom_vjp) {
-      in_cts = n->custom_vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
+    if (n->custom) {
+      in_cts = n->custom->vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
     } else {
       outs_buf.clear();
       std::span<const Tensor> outs = outputs_for_rule(n, create_graph, outs_buf);
@@ -249,8 +249,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       // Custom rules hold saved values too (assume_pure's residuals): free them now rather
       // than when the tape dies, so that a later sync does not materialize them. A released
       // node is never run again (check_saved throws first).
-      n->custom_vjp = nullptr;
-      n->custom_jvp = nullptr;
+      n->custom.reset();
       n->released = true;
     }
   }
@@ -290,8 +289,8 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     }
     if (!any) continue;
     std::vector<Tensor> out_tans;
-    if (n->custom_jvp) {
-      out_tans = n->custom_jvp(in_tans);
+    if (n->custom) {
+      out_tans = n->custom->jvp(in_tans);
     } else {
       // Outputs re-attached to n while recording, so that rules using them (exp: t * out) stay
       // differentiable by an enclosing transform (jvp of jvp, vjp of jvp).
@@ -321,10 +320,9 @@ Tensor transform_input(const Tensor& p) {
   // An identity tape entry: the enclosing transform differentiates through it, this one stops.
   auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
-  node->custom_vjp = [](const std::vector<Tensor>& cts, std::span<const Tensor>) {
-    return cts;
-  };
-  node->custom_jvp = [](const std::vector<Tensor>& ts) { return ts; };
+  node->custom = std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{
+      [](const std::vector<Tensor>& cts, std::span<const Tensor>) { return cts; },
+      [](const std::vector<Tensor>& ts) { return ts; }});
   node->sequence = next_grad_sequence();
   save_input(*node, p);
   save_output(node, x, 0);

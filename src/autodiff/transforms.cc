@@ -123,19 +123,21 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
   size_t n_in = inputs.size();
-  node->custom_vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts,
-                                                  std::span<const Tensor> saved) {
+  auto vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts,
+                                          std::span<const Tensor> saved) {
     std::vector<Tensor> g = bwd(cts, saved);
     if (g.size() != n_in)
       throw ValueError("[custom_vjp] bwd returned " + std::to_string(g.size()) +
                        " cotangents for " + std::to_string(n_in) + " inputs");
     return g;
   };
-  node->custom_jvp = [](const std::vector<Tensor>&) -> std::vector<Tensor> {
+  auto jvp = [](const std::vector<Tensor>&) -> std::vector<Tensor> {
     throw NotDifferentiableError(
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
+  node->custom =
+      std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{std::move(vjp), std::move(jvp)});
   node->inputs.reserve(inputs.size());
   node->next.reserve(inputs.size());
   node->outputs.reserve(fresh.size());
