@@ -132,12 +132,6 @@ std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs 
 
 namespace {
 
-bool is_iota(const IntList& v) {
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != static_cast<int64_t>(i)) return false;
-  return true;
-}
-
 // Whether a layout op on x's value changes nothing: x is its result.
 bool is_identity(OpCode op, const Attrs& attrs, const TensorType& x) {
   switch (op) {

@@ -20,6 +20,13 @@ using FunctionPtr = std::shared_ptr<const Function>;
 // (the graph node, the tape entry) allocates nothing.
 using IntList = SmallVec<int64_t, 4>;
 
+// Whether `v` is 0, 1, ..., n-1 (an identity permutation or dimension map).
+inline bool is_iota(const IntList& v) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
 enum class CompareDir : uint8_t { eq, ne, lt, le, gt, ge };
 // Out-of-bounds behavior of gather/scatter_add (as in JAX): `fill` returns the fill value for
 // out-of-bounds gathers and drops out-of-bounds scatter updates; `clip` clamps the start index.

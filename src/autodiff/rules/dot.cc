@@ -29,12 +29,6 @@ IntList iota_list(int64_t start, size_t n) {
   return out;
 }
 
-bool is_iota(const IntList& v) {
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != static_cast<int64_t>(i)) return false;
-  return true;
-}
-
 IntList argsort(const IntList& v) {
   IntList idx = iota_list(0, v.size());
   std::sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) {
