@@ -44,6 +44,10 @@ double mean(const std::vector<double>& v) {
 
 double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// The two syncs of a step, apart by name for profilers (callgrind --toggle-collect).
+[[gnu::noinline]] void step_sync() { lazax::sync(); }
+[[gnu::noinline]] void optimizer_sync() { lazax::sync(); }
+
 int64_t counter(const char* name) { return metrics::counter(name).get(); }
 int64_t execute_ns() { return metrics::timer("ExecuteTime").total_ns.load(); }
 
@@ -114,8 +118,9 @@ class ModeRun {
 
   // Runs `n` training steps; the figures of timed steps count, the others are warm-up.
   void run(int n, bool timed) {
-    for (int i = 0; i < n; ++i) step(timed);
+    for (int i = 0; i < n && !skipped_; ++i) step(timed);
   }
+  void skip() { skipped_ = true; }
 
   ModeResult result() const {
     ModeResult r = r_;
@@ -145,7 +150,7 @@ class ModeRun {
       loss.backward();
       t2 = thread_cpu_ns();
       e0 = execute_ns();
-      lazax::sync();
+      step_sync();
       e1 = execute_ns();
     }  // the step's tape dies here (timed with the sync)
     int64_t t3 = thread_cpu_ns();
@@ -154,7 +159,7 @@ class ModeRun {
     int64_t t4 = thread_cpu_ns();
     models::sgd_step(flat_, 1e-3);
     int64_t e2 = execute_ns();
-    lazax::sync();
+    optimizer_sync();
     int64_t e3 = execute_ns();
     int64_t t5 = thread_cpu_ns();
 
@@ -186,6 +191,7 @@ class ModeRun {
   PureFunction<LayerBody> pure_layer_;
   models::LayerFn layer_;
   int step_ = 0;
+  bool skipped_ = false;
   ModeResult r_;
   std::vector<double> host_, fwd_, bwd_, sync_, opt_, exe_, ops_, nodes_;
 };
@@ -269,6 +275,15 @@ AssumePureBenchResult run_assume_pure_bench(const AssumePureBenchOptions& option
     modes.push_back(std::make_unique<ModeRun>("assume_pure", bench_config(o.layers, 1), true));
     modes.push_back(
         std::make_unique<ModeRun>("assume_pure, 2x ops", bench_config(o.layers, 2), true));
+    if (!o.only.empty()) {
+      static const char* const kNames[] = {"lazy", "assume_pure", "double"};
+      auto at = std::find(std::begin(kNames), std::end(kNames), o.only);
+      if (at == std::end(kNames))
+        throw ValueError("[bench assume-pure] --only takes lazy, assume_pure or double, got '" +
+                         o.only + "'");
+      for (size_t i = 0; i < modes.size(); ++i)
+        if (i != static_cast<size_t>(at - std::begin(kNames))) modes[i]->skip();
+    }
     for (auto& m : modes) m->run(o.warmup, false);
     // Rounds of steps, mode after mode, so that a change in the machine's load while the
     // benchmark runs falls on all modes alike.

@@ -36,6 +36,8 @@ struct AssumePureBenchOptions {
   bool peers = true;       // also measure torch._lazy when /usr/bin/python3 can import torch
   int torch_steps = 10;    // timed steps of the torch._lazy peer (it is slow)
   int torch_warmup = 2;
+  std::string only;        // profiling aid: run only this mode (lazy, assume_pure, double); the
+                           // others' figures are then 0
 };
 
 // One mode's figures: milliseconds per step (thread CPU time), medians unless named _mean.

@@ -19,13 +19,14 @@ const char* const kBenchUsage =
     "  --reps N    repetitions; figures are medians (default 9)\n"
     "  --no-peers  skip LibTorch and torch._lazy\n"
     "usage: lazax bench assume-pure [--json] [--layers N] [--steps N] [--warmup N]\n"
-    "                               [--torch-steps N] [--no-peers]\n"
+    "                               [--torch-steps N] [--no-peers] [--only MODE]\n"
     "  assume-pure: host ms per training step of a decoder (hidden 128, vocab 256, batch 2,\n"
     "         seq 8) in plain lazy mode, with assume_pure over each layer, and with twice the ops\n"
     "         per layer; the optimizer apart; next to torch._lazy tracing the same model.\n"
     "  --layers N       decoder layers (default 100)\n"
     "  --steps N        timed steps per mode (default 100; 2 warm-up steps first, --warmup N)\n"
-    "  --torch-steps N  timed steps of the torch._lazy peer (default 10)\n";
+    "  --torch-steps N  timed steps of the torch._lazy peer (default 10)\n"
+    "  --only MODE      profiling aid: run only lazy, assume_pure or double (others print 0)\n";
 
 namespace {
 
@@ -85,6 +86,9 @@ int assume_pure_command(std::span<const std::string> args) {
       options.steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 100000));
     } else if (a == "--warmup") {
       options.warmup = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
+    } else if (a == "--only") {
+      if (i + 1 >= args.size()) throw UsageError("--only needs a mode");
+      options.only = args[++i];
     } else if (a == "--torch-steps") {
       options.torch_steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 10000));
     } else {
