@@ -43,16 +43,23 @@ void LazyValue::set_pending(GraphValue v) {
   type_ = v.type();
   pending_ = std::move(v);
   data_.reset();
-  leaf_.reset();
+  // The leaf of the old data stays if a graph reads it (which keeps it alive anyway): set_data
+  // may give it the new data (below). Unread, it goes now, with the old data.
+  if (leaf_ && leaf_.use_count() == 1) leaf_.reset();
   unlink();  // re-append: the order is the order values became pending
   link();
 }
 
 void LazyValue::set_data(Literal data) {
+  pending_ = GraphValue();  // first: the graph that read the old leaf may die here
+  // A parameter updated every step (x = x - lr * g, synced) would need a new leaf node each
+  // step. When nothing but this value holds its leaf any more (no pending graph, trace or
+  // tape reads it), the leaf takes the new data in place: a data leaf is hashed by type only,
+  // so the same node stands for the new data exactly as a new one would.
+  if (leaf_ && !(leaf_.use_count() == 1 && leaf_->outputs[0] == data.type)) leaf_.reset();
+  if (leaf_) *leaf_->data = data;
   type_ = data.type;
   data_ = make_pooled_unique<Literal>(std::move(data));
-  pending_ = GraphValue();
-  leaf_.reset();
   unlink();
 }
 
