@@ -73,6 +73,8 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
     h.add_signed(r.index);
   }
   hash_ = h.digest();
+  result_types_.reserve(results_.size());
+  for (auto r : results_) result_types_.push_back(type(r));
   params_well_formed_ = num_params_ >= 0 && static_cast<size_t>(num_params_) <= nodes_.size();
   for (int i = 0; params_well_formed_ && i < num_params_; ++i)
     params_well_formed_ = nodes_[static_cast<size_t>(i)].outputs.size() == 1;
@@ -81,12 +83,6 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
 std::vector<TensorType> Function::param_types() const {
   std::vector<TensorType> out;
   for (int i = 0; i < num_params_; ++i) out.push_back(param_type(i));
-  return out;
-}
-
-std::vector<TensorType> Function::result_types() const {
-  std::vector<TensorType> out;
-  for (auto r : results_) out.push_back(type(r));
   return out;
 }
 

@@ -68,7 +68,7 @@ uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorT
   size_t n = 3 + 2 * operands.size();
   if (leaf)
     for (const TensorType& t : outputs) n += 1 + t.shape.rank();
-  constexpr size_t kStackWords = 24;
+  constexpr size_t kStackWords = 80;  // enough for a call of 38 operands
   uint64_t stack_words[kStackWords];
   std::unique_ptr<uint64_t[]> heap_words;
   uint64_t* w = stack_words;
@@ -93,21 +93,41 @@ uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorT
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
+// A call's result types when its operands fit its callee's parameters (else null: the shape
+// rule then says what is wrong). Checked in place, without gathering the operand types: a call
+// has many operands and results (assume_pure's backward: about 30), and its result types are
+// kept by the callee.
+const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
+                                                 const Attrs& attrs) {
+  const auto* a = std::get_if<CallAttrs>(&attrs);
+  const Function* f = a ? a->callee.get() : nullptr;
+  if (!f || !f->params_well_formed() || static_cast<size_t>(f->num_params()) != operands.size())
+    return nullptr;
+  for (size_t i = 0; i < operands.size(); ++i)
+    if (!(operands[i].type() == f->nodes()[i].outputs[0])) return nullptr;
+  return &f->result_types();
+}
+
 GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const DebugInfo& debug) {
-  // The operand types the shape rule reads, side by side (a unary op's is read in place).
-  InlineVec<TensorType, 3> types;
-  std::span<const TensorType> in;
-  if (operands.size() == 1) {
-    in = {&operands[0].type(), 1};
-  } else {
-    types.reserve(operands.size());
-    for (const GraphValue& v : operands) types.push_back(v.type());
-    in = {types.data(), types.size()};
-  }
   // The shape rule writes into one vector reused across recordings (per thread: function traces
   // may record on any thread); the node keeps its own inline copy.
-  thread_local std::vector<TensorType> outputs;
-  infer_types(op, in, attrs, outputs);
+  thread_local std::vector<TensorType> inferred;
+  const std::vector<TensorType>* call_types =
+      op == OpCode::call ? call_result_types(operands, attrs) : nullptr;
+  if (!call_types) {
+    // The operand types the shape rule reads, side by side (a unary op's is read in place).
+    InlineVec<TensorType, 3> types;
+    std::span<const TensorType> in;
+    if (operands.size() == 1) {
+      in = {&operands[0].type(), 1};
+    } else {
+      types.reserve(operands.size());
+      for (const GraphValue& v : operands) types.push_back(v.type());
+      in = {types.data(), types.size()};
+    }
+    infer_types(op, in, attrs, inferred);
+  }
+  const std::vector<TensorType>& outputs = call_types ? *call_types : inferred;
   uint64_t hash =
       graph_node_hash(op, hash_attrs(attrs), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;

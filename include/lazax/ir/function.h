@@ -55,7 +55,8 @@ class Function {
   }
   TensorType param_type(int i) const { return nodes_[static_cast<size_t>(i)].outputs[0]; }
   std::vector<TensorType> param_types() const;
-  std::vector<TensorType> result_types() const;
+  // The results' types (kept from construction: a call's shape rule reads them every time).
+  const std::vector<TensorType>& result_types() const { return result_types_; }
   // Structural hash: stable across runs and processes, ignores names and debug info.
   uint64_t hash() const { return hash_; }
   // Whether the parameter count fits the nodes and each parameter has one output (checked once,
@@ -72,6 +73,7 @@ class Function {
   int num_params_;
   std::vector<ValueRef> results_;
   uint64_t hash_;
+  std::vector<TensorType> result_types_;
   bool params_well_formed_ = false;
 };
 

@@ -32,8 +32,7 @@ void call(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
           std::vector<TensorType>& out) {
   const Function& f = sub_function(op, std::get<CallAttrs>(attrs).callee, "callee");
   check_params(op, f, "callee", in, "the argument types");
-  out.clear();  // keeps the caller's capacity
-  for (ValueRef r : f.results()) out.push_back(f.type(r));
+  out.assign(f.result_types().begin(), f.result_types().end());  // keeps the caller's capacity
 }
 
 void cond(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
