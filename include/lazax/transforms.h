@@ -50,6 +50,10 @@ using CustomVjpWithInputs = std::function<std::vector<Tensor>(
     const std::vector<Tensor>& cts, std::span<const Tensor> saved_inputs)>;
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
+// The same for results just made (assume_pure's): those nothing else holds are used as they are
+// instead of detached copies.
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
+                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd);
 
 template <class Tuple>
 std::vector<Tensor> flatten_tuple(const Tuple& t) {

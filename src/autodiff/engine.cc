@@ -226,6 +226,9 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom) {
       in_cts = n->custom->vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
+      if (in_cts.size() != n->next.size())
+        throw ValueError("[custom_vjp] bwd returned " + std::to_string(in_cts.size()) +
+                         " cotangents for " + std::to_string(n->next.size()) + " inputs");
     } else {
       outs_buf.clear();
       std::span<const Tensor> outs = outputs_for_rule(n, create_graph, outs_buf);

@@ -169,6 +169,7 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
                                   const std::vector<Tensor>& cts,
                                   std::span<const Tensor> saved_inputs) {
   std::vector<Tensor> ct_in;
+  ct_in.reserve(cts.size());
   bool taped = false;  // create_graph: the backward call itself goes on the tape
   for (size_t i = 0; i < cts.size(); ++i) {
     if (!p.ct_outputs[i]) continue;
@@ -192,8 +193,9 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
     ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
     res.append_operands(ops);
     for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
-    for (GraphValue& v : record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd}))
-      g.push_back(make_pending(std::move(v)));
+    std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
+    g.reserve(r.size());
+    for (GraphValue& v : r) g.push_back(make_pending(std::move(v)));
   }
   std::vector<Tensor> per_input(p.wrt.size());
   size_t k = 0;
@@ -250,7 +252,7 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     // The tape entry holds them until backward releases it (or the tape dies).
     auto res = std::make_shared<Residuals>(std::move(saved));
     results = attach_custom_vjp(
-        inputs, outs,
+        inputs, std::move(outs),
         CustomVjpWithInputs([p, res](const std::vector<Tensor>& cts,
                                      std::span<const Tensor> saved_inputs) {
           return call_backward(*p, *res, cts, saved_inputs);

@@ -115,29 +115,32 @@ std::vector<Tensor> attach_custom_vjp(
 
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd) {
-  std::vector<Tensor> fresh = detach_all(outs);
+  return attach_custom_vjp(inputs, detach_all(outs), std::move(bwd));
+}
+
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
+                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd) {
+  // Results that nothing else holds and that are on no tape are used as they are.
+  std::vector<Tensor> fresh = std::move(outs);
+  for (Tensor& t : fresh) {
+    if (!t.defined()) continue;
+    const TensorImpl* impl = t.impl();
+    if (t.impl_ptr().use_count() != 1 || impl->grad_fn || impl->requires_grad) t = t.detach();
+  }
   bool any = false;
   for (const Tensor& t : inputs) any = any || t.requires_grad();
   if (!any || !grad_enabled()) return fresh;
   auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
-  size_t n_in = inputs.size();
-  auto vjp = [bwd = std::move(bwd), n_in](const std::vector<Tensor>& cts,
-                                          std::span<const Tensor> saved) {
-    std::vector<Tensor> g = bwd(cts, saved);
-    if (g.size() != n_in)
-      throw ValueError("[custom_vjp] bwd returned " + std::to_string(g.size()) +
-                       " cotangents for " + std::to_string(n_in) + " inputs");
-    return g;
-  };
+  // (The engine checks that the VJP returns one cotangent per input.)
   auto jvp = [](const std::vector<Tensor>&) -> std::vector<Tensor> {
     throw NotDifferentiableError(
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
   node->custom =
-      std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{std::move(vjp), std::move(jvp)});
+      std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{std::move(bwd), std::move(jvp)});
   node->inputs.reserve(inputs.size());
   node->next.reserve(inputs.size());
   node->outputs.reserve(fresh.size());

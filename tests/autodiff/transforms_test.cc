@@ -44,6 +44,25 @@ TEST(Transforms, CustomVjpUndefinedCotangentIsZero) {
   expect_near(values(gb), {0, 0});
 }
 
+TEST(Transforms, CustomVjpReturningTheWrongNumberOfCotangentsIsAnError) {
+  // Two inputs (a list of two tensors), one cotangent returned.
+  auto f = custom_vjp(
+      [](const std::vector<Tensor>& xs) { return std::make_pair((xs[0] * xs[1]).sum(), xs[0]); },
+      [](const Tensor& a, const Tensor& ct) {
+        return std::make_tuple(std::vector<Tensor>{a * ct});
+      });
+  Tensor a = rnd({2}, 2).requires_grad_(), b = rnd({2}, 3).requires_grad_();
+  Tensor y = f(std::vector<Tensor>{a, b});
+  try {
+    y.backward();
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("[custom_vjp] bwd returned 1 cotangents for 2 inputs"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Transforms, StopGradient) {
   Tensor x = rnd({3}, 4);
   Tensor g = grad([](const Tensor& v) { return (v * stop_gradient(v * v)).sum(); })(x);
