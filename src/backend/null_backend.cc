@@ -13,7 +13,7 @@ class NullExecutable : public Executable {
   explicit NullExecutable(FunctionPtr f) : f_(std::move(f)) {
     for (const TensorType& t : f_->result_types()) results_.push_back(Literal::zeros(t));
   }
-  std::vector<Literal> run(std::span<const Literal>) override { return results_; }
+  std::vector<Literal> run(std::span<const Literal* const>) override { return results_; }
   const Function& function() const override { return *f_; }
 
  private:

@@ -198,18 +198,19 @@ void Context::sync(SyncCause cause, const std::string& where) {
     metrics::ScopedTimer t(t_compile);
     exe = &cache_.insert(key, backend_->compile(f), std::move(summary));
   }
-  std::vector<Literal> args;
-  args.reserve(w.leaves.size());
+  std::vector<const Literal*>& args = w.args;  // the leaves' data, read in place
+  args.clear();
   for (GraphNode* l : w.leaves) {
     // Only a function trace's inputs hold no data, and tracers are not synced.
     if (!l->data) throw ValueError("[sync] a pending value depends on a function trace's input");
-    args.push_back(*l->data);
+    args.push_back(l->data.get());
   }
   std::vector<Literal> outs;
   {
     metrics::ScopedTimer t(t_execute);
-    outs = exe->run(args);
+    outs = exe->run(std::span<const Literal* const>(args));
   }
+  args.clear();
   for (size_t i = 0; i < values.size(); ++i) values[i]->set_data(std::move(outs[i]));
 }
 

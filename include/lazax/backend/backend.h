@@ -13,7 +13,16 @@ namespace lazax {
 class Executable {
  public:
   virtual ~Executable() = default;
-  virtual std::vector<Literal> run(std::span<const Literal> args) = 0;
+  // The arguments are read in place (the caller keeps them alive during the call): the runtime
+  // hands over the data its leaves hold without copying a handle per argument.
+  virtual std::vector<Literal> run(std::span<const Literal* const> args) = 0;
+  // The same for a caller that holds the argument values.
+  std::vector<Literal> run(std::span<const Literal> args) {
+    std::vector<const Literal*> refs;
+    refs.reserve(args.size());
+    for (const Literal& a : args) refs.push_back(&a);
+    return run(std::span<const Literal* const>(refs));
+  }
   virtual const Function& function() const = 0;
 };
 

@@ -28,6 +28,7 @@ struct SyncWalk {
   std::vector<GraphNode*> nodes;   // the other nodes, in topological order
   std::vector<std::pair<GraphNode*, size_t>> stack;
   std::vector<uint64_t> key_words;
+  std::vector<const Literal*> args;  // the leaves' data during a run
 };
 
 // Why a sync happened.
