@@ -13,6 +13,23 @@
 namespace lazax::autodiff {
 namespace {
 
+thread_local bool t_released_after_rule = false;
+
+// Sets saved_values_released_after_rule() while a custom rule runs (restored after, also when
+// the rule throws or runs a backward of its own).
+class ReleasedAfterRule {
+ public:
+  explicit ReleasedAfterRule(bool on) : previous_(t_released_after_rule) {
+    t_released_after_rule = on;
+  }
+  ~ReleasedAfterRule() { t_released_after_rule = previous_; }
+  ReleasedAfterRule(const ReleasedAfterRule&) = delete;
+  ReleasedAfterRule& operator=(const ReleasedAfterRule&) = delete;
+
+ private:
+  bool previous_;
+};
+
 struct Key {
   const void* p;
   int32_t i;
@@ -139,6 +156,8 @@ void check_saved(const GradNode& n) {
 
 }  // namespace
 
+bool saved_values_released_after_rule() { return t_released_after_rule; }
+
 Tensor zeros_of(const TensorType& like) { return zeros(like.shape.vec(), like.dtype); }
 
 std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
@@ -225,6 +244,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom) {
+      ReleasedAfterRule released(!retain_graph);
       in_cts = n->custom->vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
       if (in_cts.size() != n->next.size())
         throw ValueError("[custom_vjp] bwd returned " + std::to_string(in_cts.size()) +

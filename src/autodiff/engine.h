@@ -14,6 +14,10 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
                                  const std::vector<Tensor>& targets, bool accumulate_leaves,
                                  bool retain_graph, bool create_graph);
 
+// Whether the backward running now frees each tape entry after applying its rule
+// (retain_graph=false): a custom rule may then move its saved values out instead of copying.
+bool saved_values_released_after_rule();
+
 // Tangents of `outputs` given tangents of `inputs` (which must be targets as above).
 std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
                                 const std::vector<Tensor>& tangents,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "../api/tensor_impl.h"
+#include "engine.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
@@ -113,18 +114,20 @@ class Residuals final : public DeferredValues {
     to_tensors(/*data_leaves=*/false);
   }
 
-  // The values as operands of the backward call, recorded in the current trace context.
-  void append_operands(GraphOperands& ops) {
+  // The values as operands of the backward call, recorded in the current trace context. With
+  // `last_use` (the tape entry is freed after this backward) they are moved out, not copied.
+  void append_operands(GraphOperands& ops, bool last_use) {
     if (!values_.empty() && frame_ != current_frame_ptr()) {
       unregister();
       to_tensors(true);  // from another trace: lifted as captures (or a leaked tracer reported)
     }
     for (size_t i = 0; i < values_.size(); ++i) {
       if (values_[i].defined())
-        ops.push_back(values_[i]);
+        ops.push_back(last_use ? std::move(values_[i]) : values_[i]);
       else
         ops.push_back(operand(tensors_[i], "call"));
     }
+    if (last_use) unregister();  // nothing left to materialize
   }
 
   // The values as tensors (for the taped backward of create_graph).
@@ -191,7 +194,7 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
     cut_if_too_big();
     GraphOperands ops;
     ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
-    res.append_operands(ops);
+    res.append_operands(ops, autodiff::saved_values_released_after_rule());
     for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
     std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
     g.reserve(r.size());

@@ -116,6 +116,16 @@ TEST(PureCallPath, RetainGraphKeepsResidualsForASecondBackward) {
   for (size_t i = 0; i < once.size(); ++i) EXPECT_NEAR(twice[i], 2 * once[i], 1e-5f);
   EXPECT_THROW(loss.backward(), ValueError);  // released now
   zero_grad({l.w, l.b});
+  // The same with no sync between the two backwards: the first one (retained) leaves the
+  // residuals as graph values for the second, which may then move them out.
+  Tensor loss2 = block(l, x).sum();
+  loss2.backward(Tensor(), /*retain_graph=*/true);
+  loss2.backward();
+  lazax::sync();
+  std::vector<float> twice2 = l.w.grad().to_vector<float>();
+  ASSERT_EQ(twice2.size(), once.size());
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_NEAR(twice2[i], 2 * once[i], 1e-5f);
+  zero_grad({l.w, l.b});
 }
 
 TEST(PureCallPath, StaticFloatArgumentsAreKeyedByValue) {
