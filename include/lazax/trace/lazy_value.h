@@ -1,7 +1,9 @@
 // What a tensor handle holds: materialized data or a pending graph value. Pending values are
-// kept in a registry, in the order they became pending, so that sync can find every live one.
+// kept in a registry (a slot each), in the order they became pending, so that sync can find every
+// live one.
 // The lazy trace is single-threaded: record and sync from one thread at a time.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -48,9 +50,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   PooledPtr<Literal> data_;  // apart: most values are pending and hold none
   GraphValue pending_;
   GraphNodePtr leaf_;  // the leaf standing for data_, shared by every use
-  LazyValue* prev_ = nullptr;
-  LazyValue* next_ = nullptr;
-  bool linked_ = false;
+  static constexpr uint32_t kNoSlot = ~0u;
+  uint32_t slot_ = kNoSlot;  // in the pending registry (lazy_value.cc), while pending
 };
 
 // Every pending value alive now, in the order they became pending (deferred values are
