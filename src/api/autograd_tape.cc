@@ -87,6 +87,7 @@ void save_input(GradNode& node, const Tensor& t) {
     e.index = impl->output_index;
   } else {
     e.leaf = t.impl_ptr();
+    e.leaf_impl = impl;
   }
 }
 

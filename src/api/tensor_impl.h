@@ -42,6 +42,7 @@ struct GradNode {
     std::shared_ptr<GradNode> fn;
     int32_t index = 0;
     std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
+    TensorImpl* leaf_impl = nullptr;  // the same, read while `leaf` has not expired (no lock)
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs

@@ -48,7 +48,7 @@ Key key_of(const Tensor& t) {
 }
 Key key_of(const GradNode::Edge& e) {
   if (e.fn) return {e.fn.get(), e.index};
-  return {e.leaf.lock().get(), -1};
+  return {e.leaf.expired() ? nullptr : e.leaf_impl, -1};
 }
 
 Tensor accumulate(const Tensor& a, const Tensor& b) {
@@ -204,8 +204,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     if (!impl->grad_fn && !impl->requires_grad && g.impl_ptr().use_count() == 1) return g;
     return g.detach();
   };
-  auto deliver_leaf = [&](const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
-    Key k{leaf.get(), -1};
+  auto deliver_leaf = [&](TensorImpl* leaf, const Tensor& g) {
+    Key k{leaf, -1};
     if (target_keys.count(k)) other[k] = accumulate(other[k], g);
     if (accumulate_leaves && leaf->requires_grad) {
       Tensor cur = leaf->grad;
@@ -225,7 +225,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     if (r.impl()->grad_fn || target_keys.count(k)) {
       add_ct(k, ct);
     } else if (r.impl()->requires_grad) {
-      deliver_leaf(r.impl_ptr(), ct);
+      deliver_leaf(r.impl(), ct);
     }
   }
   std::vector<Tensor> out_cts, outs_buf;
@@ -260,8 +260,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       if (!in_cts[i].defined()) continue;
       if (e.fn) {
         add_ct(Key{e.fn.get(), e.index}, in_cts[i]);
-      } else if (auto leaf = e.leaf.lock()) {
-        deliver_leaf(leaf, in_cts[i]);
+      } else if (e.leaf_impl && !e.leaf.expired()) {  // (single-threaded: no lock needed)
+        deliver_leaf(e.leaf_impl, in_cts[i]);
       }
     }
   }
