@@ -51,9 +51,10 @@ using CustomVjpWithInputs = std::function<std::vector<Tensor>(
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
 // The same for results just made (assume_pure's): those nothing else holds are used as they are
-// instead of detached copies.
+// instead of detached copies. `state` is kept alive as long as `bwd` (which may point into it).
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd);
+                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd,
+                                      std::shared_ptr<void> state = nullptr);
 
 template <class Tuple>
 std::vector<Tensor> flatten_tuple(const Tuple& t) {

@@ -59,6 +59,9 @@ struct GradNode {
   struct CustomRules {
     std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)> vjp;
     std::function<std::vector<Tensor>(const std::vector<Tensor>&)> jvp;
+    // What the rules read, kept alive with them (so that a rule can capture a plain pointer to
+    // it and fit in std::function's own storage instead of a heap block of its own).
+    std::shared_ptr<void> state;
   };
   std::unique_ptr<CustomRules> custom;
   Attrs attrs;

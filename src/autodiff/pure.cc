@@ -254,12 +254,16 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
       saved[k] = std::move(r[static_cast<size_t>(p->num_outputs) + k]);
     // The tape entry holds them until backward releases it (or the tape dies).
     auto res = std::make_shared<Residuals>(std::move(saved));
+    // (The rule captures two plain pointers: it fits in std::function's own storage, and the
+    // entry keeps `res` alive beside it.)
+    Residuals* r_ptr = res.get();
     results = attach_custom_vjp(
         inputs, std::move(outs),
-        CustomVjpWithInputs([p, res](const std::vector<Tensor>& cts,
-                                     std::span<const Tensor> saved_inputs) {
-          return call_backward(*p, *res, cts, saved_inputs);
-        }));
+        CustomVjpWithInputs([p, r_ptr](const std::vector<Tensor>& cts,
+                                       std::span<const Tensor> saved_inputs) {
+          return call_backward(*p, *r_ptr, cts, saved_inputs);
+        }),
+        std::move(res));
   }
   // Write the new values of in-place-updated inputs back.
   for (const auto& [r, i] : e.arg_writebacks) {

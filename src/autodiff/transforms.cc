@@ -119,7 +119,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
 }
 
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd) {
+                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd,
+                                      std::shared_ptr<void> state) {
   // Results that nothing else holds and that are on no tape are used as they are.
   std::vector<Tensor> fresh = std::move(outs);
   for (Tensor& t : fresh) {
@@ -139,8 +140,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
-  node->custom =
-      std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{std::move(bwd), std::move(jvp)});
+  node->custom = std::make_unique<GradNode::CustomRules>(
+      GradNode::CustomRules{std::move(bwd), std::move(jvp), std::move(state)});
   node->inputs.reserve(inputs.size());
   node->next.reserve(inputs.size());
   node->outputs.reserve(fresh.size());
