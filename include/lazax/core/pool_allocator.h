@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 #include <utility>
+#include <vector>
 
 namespace lazax {
 
@@ -28,17 +29,16 @@ constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
 constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
 #endif
 
+// The free blocks of one type on one thread: a stack of addresses, apart from the blocks, so
+// that taking one reads this array rather than the (cold) block itself, and the block after it
+// can be prefetched while the caller fills this one.
 template <class T>
 struct FreeBlocks {
-  struct Block {
-    Block* next;
-  };
-  Block* head = nullptr;
-  size_t count = 0;
+  std::vector<void*> blocks;
   static inline thread_local bool dead = false;  // this thread's list is gone (thread exit)
   ~FreeBlocks() {
     dead = true;
-    while (head) ::operator delete(std::exchange(head, head->next), sizeof(T));
+    for (void* b : blocks) ::operator delete(b, sizeof(T));
   }
 };
 template <class T>
@@ -56,26 +56,27 @@ struct PoolAllocator {
 
   T* allocate(size_t n) {
     using F = detail::FreeBlocks<T>;
-    if (n == 1 && !F::dead && detail::t_free_blocks<T>.head) {
-      F& f = detail::t_free_blocks<T>;
-      --f.count;
-      T* p = reinterpret_cast<T*>(std::exchange(f.head, f.head->next));
+    if (n == 1 && !F::dead && !detail::t_free_blocks<T>.blocks.empty()) {
+      std::vector<void*>& b = detail::t_free_blocks<T>.blocks;
+      T* p = static_cast<T*>(b.back());
+      b.pop_back();
       // The next block is written by the next allocation: fetch it now (a freed block is cold).
-      if (f.head) {
+      if (!b.empty()) {
         for (size_t i = 0; i < sizeof(T); i += 64)
-          __builtin_prefetch(reinterpret_cast<const char*>(f.head) + i, 1);
+          __builtin_prefetch(static_cast<const char*>(b.back()) + i, 1);
       }
       return p;
     }
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
-  void deallocate(T* p, size_t n) {
+  void deallocate(T* p, size_t n) noexcept {
     using F = detail::FreeBlocks<T>;
-    if (n == 1 && !F::dead && detail::t_free_blocks<T>.count < detail::kMaxFreeBlocks) {
-      F& f = detail::t_free_blocks<T>;
-      f.head = new (p) typename F::Block{f.head};
-      ++f.count;
-      return;
+    if (n == 1 && !F::dead && detail::t_free_blocks<T>.blocks.size() < detail::kMaxFreeBlocks) {
+      try {
+        detail::t_free_blocks<T>.blocks.push_back(p);
+        return;
+      } catch (...) {  // no memory for the list's growth: the block goes back instead
+      }
     }
     ::operator delete(p, n * sizeof(T));
   }
