@@ -1,5 +1,5 @@
 // An allocator for objects made and freed by the thousand on every training step (graph nodes,
-// tensor handles, tape entries): freed blocks go to a free list per thread and type and are
+// tensor handles, tape entries): freed blocks go to a free stack per thread and type and are
 // handed out again. A training loop frees each step's graph and tape at sync and records the
 // next one right away; recycling spares the system allocator that churn, in which it may hand
 // pages back to the OS and fault them in again on the next step. Use it with
