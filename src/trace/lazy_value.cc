@@ -8,8 +8,12 @@ namespace {
 // The pending values in the order they became pending: a slot each (null once the value left),
 // so that listing them reads one array instead of chasing a pointer through every value (each
 // in a cold cache line). Compacted when the empty slots outnumber the live ones.
-// (Never destroyed: a value in static storage may leave it during exit.)
-std::vector<LazyValue*>& g_slots = *new std::vector<LazyValue*>();
+// (Made on first use, for values made during static initialization, and never destroyed, for
+// values in static storage that leave it during exit.)
+std::vector<LazyValue*>& slots() {
+  static auto* v = new std::vector<LazyValue*>();
+  return *v;
+}
 size_t g_count = 0;
 }  // namespace
 
@@ -22,23 +26,24 @@ const Literal& LazyValue::empty_literal() {
 
 void LazyValue::link() {
   if (slot_ != kNoSlot) return;
-  if (g_slots.size() >= 64 && g_slots.size() >= 2 * g_count) {
+  std::vector<LazyValue*>& s = slots();
+  if (s.size() >= 64 && s.size() >= 2 * g_count) {
     size_t live = 0;
-    for (LazyValue* v : g_slots) {
+    for (LazyValue* v : s) {
       if (!v) continue;
       v->slot_ = static_cast<uint32_t>(live);
-      g_slots[live++] = v;
+      s[live++] = v;
     }
-    g_slots.resize(live);
+    s.resize(live);
   }
-  slot_ = static_cast<uint32_t>(g_slots.size());
-  g_slots.push_back(this);
+  s.push_back(this);  // (first: if it throws, nothing has changed)
+  slot_ = static_cast<uint32_t>(s.size() - 1);
   ++g_count;
 }
 
 void LazyValue::unlink() {
   if (slot_ == kNoSlot) return;
-  g_slots[slot_] = nullptr;
+  slots()[slot_] = nullptr;
   slot_ = kNoSlot;
   --g_count;
 }
@@ -77,7 +82,7 @@ std::vector<LazyValue*> pending_values() {
   materialize_deferred_values();  // they become pending values: sync must see them
   std::vector<LazyValue*> out;
   out.reserve(g_count);
-  for (LazyValue* v : g_slots)
+  for (LazyValue* v : slots())
     if (v) out.push_back(v);
   return out;
 }
