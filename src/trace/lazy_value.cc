@@ -27,6 +27,7 @@ const Literal& LazyValue::empty_literal() {
 void LazyValue::link() {
   if (slot_ != kNoSlot) return;
   std::vector<LazyValue*>& s = slots();
+  if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);  // the only step that may throw
   if (s.size() >= 64 && s.size() >= 2 * g_count) {
     size_t live = 0;
     for (LazyValue* v : s) {
@@ -36,7 +37,7 @@ void LazyValue::link() {
     }
     s.resize(live);
   }
-  s.push_back(this);  // (first: if it throws, nothing has changed)
+  s.push_back(this);
   slot_ = static_cast<uint32_t>(s.size() - 1);
   ++g_count;
 }
@@ -49,6 +50,10 @@ void LazyValue::unlink() {
 }
 
 void LazyValue::set_pending(GraphValue v) {
+  {  // room for the registry slot first (re-appended below), so that nothing after throws
+    std::vector<LazyValue*>& s = slots();
+    if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);
+  }
   if (current_frame()) note_rebind(*this);
   type_ = v.type();
   pending_ = std::move(v);

@@ -17,10 +17,10 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
   // Data with the graph leaf that stands for it already made (a leaf shared by many values).
   LazyValue(Literal data, GraphNodePtr leaf)
-      : type_(data.type), data_(make_pooled_unique<Literal>(std::move(data))),
-        leaf_(std::move(leaf)) {}
+      : leaf_(std::move(leaf)), data_(make_pooled_unique<Literal>(std::move(data))),
+        type_(data_->type) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
-  explicit LazyValue(GraphValue v) : type_(v.type()), pending_(std::move(v)) { link(); }
+  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(pending_.type()) { link(); }
   virtual ~LazyValue();
   LazyValue(const LazyValue&) = delete;
   LazyValue& operator=(const LazyValue&) = delete;
@@ -37,21 +37,23 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   const Literal& data() const { return data_ ? *data_ : empty_literal(); }
   const GraphValue& pending() const { return pending_; }
   // The value as a graph operand: the pending value, or a data leaf made once per data.
-  GraphValue graph_value() { return pending_.defined() ? pending_ : leaf_value(); }
+  GraphValue graph_value() { return slot_ != kNoSlot ? pending_ : leaf_value(); }
 
  private:
   friend std::vector<LazyValue*> pending_values();
   GraphValue leaf_value();
-  void link();
+  void link();  // (throws only before changing anything)
   void unlink();
 
-  TensorType type_;
   static const Literal& empty_literal();
-  PooledPtr<Literal> data_;  // apart: most values are pending and hold none
-  GraphValue pending_;
+  // What graph_value() reads comes first, in the cache line of the handle's reference count
+  // (which taking a handle touches anyway): a data value used as an operand touches no other.
   GraphNodePtr leaf_;  // the leaf standing for data_, shared by every use
   static constexpr uint32_t kNoSlot = ~0u;
-  uint32_t slot_ = kNoSlot;  // in the pending registry (lazy_value.cc), while pending
+  uint32_t slot_ = kNoSlot;  // in the pending registry (lazy_value.cc): set exactly while pending
+  GraphValue pending_;
+  PooledPtr<Literal> data_;  // apart: most values are pending and hold none
+  TensorType type_;
 };
 
 // Every pending value alive now, in the order they became pending (deferred values are
