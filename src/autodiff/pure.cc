@@ -211,10 +211,14 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
 
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args) {
   c_calls.add();
-  std::vector<Tensor> inputs;
-  inputs.reserve(args.size() + e.captures.size());
-  inputs.insert(inputs.end(), args.begin(), args.end());
-  inputs.insert(inputs.end(), e.captures.begin(), e.captures.end());
+  // The call's inputs: the arguments, then the captured tensors (no copy when there are none).
+  std::vector<Tensor> with_captures;
+  if (!e.captures.empty()) {
+    with_captures.reserve(args.size() + e.captures.size());
+    with_captures.insert(with_captures.end(), args.begin(), args.end());
+    with_captures.insert(with_captures.end(), e.captures.begin(), e.captures.end());
+  }
+  const std::vector<Tensor>& inputs = e.captures.empty() ? args : with_captures;
   bool needs_grad = false;
   if (grad_enabled())
     for (const Tensor& t : inputs) needs_grad = needs_grad || t.requires_grad();
