@@ -101,10 +101,10 @@ const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
                                                  const Attrs& attrs) {
   const auto* a = std::get_if<CallAttrs>(&attrs);
   const Function* f = a ? a->callee.get() : nullptr;
-  if (!f || !f->params_well_formed() || static_cast<size_t>(f->num_params()) != operands.size())
+  if (!f || !f->takes(operands.size(), [&](size_t i) -> const TensorType& {
+        return operands[i].type();
+      }))
     return nullptr;
-  for (size_t i = 0; i < operands.size(); ++i)
-    if (!(operands[i].type() == f->nodes()[i].outputs[0])) return nullptr;
   return &f->result_types();
 }
 

@@ -62,6 +62,15 @@ class Function {
   // Whether the parameter count fits the nodes and each parameter has one output (checked once,
   // at construction: shape rules of call, cond, while and scan read it on every recording).
   bool params_well_formed() const { return params_well_formed_; }
+  // Whether it takes `n` arguments of the types type_at(0), ..., type_at(n - 1), compared in
+  // place (the call, cond, while and scan shape rules, and recording a call, ask this).
+  template <class TypeAt>
+  bool takes(size_t n, TypeAt type_at) const {
+    if (!params_well_formed_ || n != static_cast<size_t>(num_params_)) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (!(nodes_[i].outputs[0] == type_at(i))) return false;
+    return true;
+  }
   // Sub-functions referenced directly by this function's nodes, in first-use order.
   std::vector<FunctionPtr> callees() const;
   // Number of non-parameter nodes, including those of sub-functions (counted once per use).

@@ -18,9 +18,7 @@ std::string sig_str(const std::vector<TensorType>& params, const std::vector<Ten
 template <class What>
 void check_params(OpCode op, const Function& f, const What& what, std::span<const TensorType> want,
                   const char* want_desc) {
-  bool same = want.size() == static_cast<size_t>(f.num_params());
-  for (size_t i = 0; same && i < want.size(); ++i) same = f.nodes()[i].outputs[0] == want[i];
-  if (!same) {
+  if (!f.takes(want.size(), [&](size_t i) -> const TensorType& { return want[i]; })) {
     shape_fail(op, text(what) + " @" + f.name() + " takes (" + types_str(f.param_types()) +
                        ") but must take " + want_desc + " (" + types_str(want) + ")");
   }
