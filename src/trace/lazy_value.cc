@@ -15,6 +15,13 @@ std::vector<LazyValue*>& slots() {
   return *v;
 }
 size_t g_count = 0;
+
+// Room for one more slot: the only step of registering a value that may throw, taken before
+// anything about the value changes.
+void make_room_for_a_slot() {
+  std::vector<LazyValue*>& s = slots();
+  if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);
+}
 }  // namespace
 
 LazyValue::~LazyValue() { unlink(); }
@@ -26,8 +33,8 @@ const Literal& LazyValue::empty_literal() {
 
 void LazyValue::link() {
   if (slot_ != kNoSlot) return;
+  make_room_for_a_slot();
   std::vector<LazyValue*>& s = slots();
-  if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);  // the only step that may throw
   if (s.size() >= 64 && s.size() >= 2 * g_count) {
     size_t live = 0;
     for (LazyValue* v : s) {
@@ -50,10 +57,7 @@ void LazyValue::unlink() {
 }
 
 void LazyValue::set_pending(GraphValue v) {
-  {  // room for the registry slot first (re-appended below), so that nothing after throws
-    std::vector<LazyValue*>& s = slots();
-    if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);
-  }
+  make_room_for_a_slot();  // (re-appended below): nothing after it throws
   if (current_frame()) note_rebind(*this);
   type_ = v.type();
   pending_ = std::move(v);
