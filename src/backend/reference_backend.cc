@@ -12,10 +12,7 @@ class ReferenceExecutable : public Executable {
  public:
   explicit ReferenceExecutable(FunctionPtr f) : f_(std::move(f)) {}
   std::vector<Literal> run(std::span<const Literal* const> args) override {
-    std::vector<Literal> values;  // the interpreter keeps its own handles anyway
-    values.reserve(args.size());
-    for (const Literal* a : args) values.push_back(*a);
-    return interpret(*f_, values);
+    return interpret(*f_, args);
   }
   const Function& function() const override { return *f_; }
 

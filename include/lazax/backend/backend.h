@@ -18,10 +18,7 @@ class Executable {
   virtual std::vector<Literal> run(std::span<const Literal* const> args) = 0;
   // The same for a caller that holds the argument values.
   std::vector<Literal> run(std::span<const Literal> args) {
-    std::vector<const Literal*> refs;
-    refs.reserve(args.size());
-    for (const Literal& a : args) refs.push_back(&a);
-    return run(std::span<const Literal* const>(refs));
+    return run(std::span<const Literal* const>(pointers_to(args)));
   }
   virtual const Function& function() const = 0;
 };

@@ -10,5 +10,7 @@ namespace lazax {
 
 // Runs `f` on `args` (checked against the parameter types: ValueError naming the parameter).
 std::vector<Literal> interpret(const Function& f, std::span<const Literal> args);
+// The same, the arguments read in place.
+std::vector<Literal> interpret(const Function& f, std::span<const Literal* const> args);
 
 }  // namespace lazax

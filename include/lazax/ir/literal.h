@@ -2,6 +2,7 @@
 // node and what the reference interpreter computes with.
 #pragma once
 #include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,13 @@ struct Literal {
   Literal clone() const;
   std::string str(int64_t max_elements = 64) const;
 };
+
+// Pointers to each of `values`, for the interfaces that read their arguments in place.
+inline std::vector<const Literal*> pointers_to(std::span<const Literal> values) {
+  std::vector<const Literal*> out;
+  out.reserve(values.size());
+  for (const Literal& v : values) out.push_back(&v);
+  return out;
+}
 
 }  // namespace lazax

@@ -19,19 +19,23 @@ const std::array<interp::Kernel, kNumOps> kKernels = {{
 }  // namespace
 
 std::vector<Literal> interpret(const Function& f, std::span<const Literal> args) {
+  return interpret(f, std::span<const Literal* const>(pointers_to(args)));
+}
+
+std::vector<Literal> interpret(const Function& f, std::span<const Literal* const> args) {
   if (static_cast<int>(args.size()) != f.num_params()) {
     throw ValueError("[interpret] @" + f.name() + " takes " + std::to_string(f.num_params()) +
                      " arguments, got " + std::to_string(args.size()));
   }
   for (int i = 0; i < f.num_params(); ++i) {
-    if (args[static_cast<size_t>(i)].type != f.param_type(i)) {
+    if (args[static_cast<size_t>(i)]->type != f.param_type(i)) {
       throw ValueError("[interpret] argument " + std::to_string(i) + " of @" + f.name() +
                        " should be " + f.param_type(i).str() + ", got " +
-                       args[static_cast<size_t>(i)].type.str());
+                       args[static_cast<size_t>(i)]->type.str());
     }
   }
   std::vector<std::vector<Literal>> values(f.nodes().size());
-  for (int i = 0; i < f.num_params(); ++i) values[static_cast<size_t>(i)] = {args[static_cast<size_t>(i)]};
+  for (int i = 0; i < f.num_params(); ++i) values[static_cast<size_t>(i)] = {*args[static_cast<size_t>(i)]};
   std::vector<Literal> in;
   for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
     const Node& n = f.nodes()[i];
