@@ -212,42 +212,86 @@ std::optional<double> number(const nlohmann::json& j, const char* key) {
   return std::nullopt;
 }
 
-}  // namespace
+// The torch._lazy peer (bench/torch_lazy_decoder.py --serve), taking turns with lazax's modes:
+// started and warmed up first, then asked for a few timed steps after each round of lazax's.
+class TorchLazyPeer {
+ public:
+  TorchLazyPeer(int64_t layers, int warmup) {
+    const std::string python = LAZAX_BENCH_PYTHON;
+    const std::string script = LAZAX_TORCH_LAZY_DECODER_SCRIPT;
+    if (::access(python.c_str(), X_OK) != 0) {
+      detail_ = python + " not found";
+      return;
+    }
+    auto [code, out] =
+        run_command(shell_quote(python) + " -c 'import torch._lazy.ts_backend'");
+    if (code != 0) {
+      detail_ = python + " cannot import torch._lazy (Debian: python3-torch): " + last_line(out);
+      return;
+    }
+    peer_ = std::make_unique<PeerProcess>(std::vector<std::string>{
+        python, script, "--serve", "--layers", std::to_string(layers), "--warmup",
+        std::to_string(warmup)});
+    if (peer_->running())
+      expect("ready");
+    else
+      fail("cannot start " + python + " " + script);
+  }
 
-TorchLazyResult measure_torch_lazy_decoder(int64_t layers, int steps, int warmup) {
-  const std::string python = LAZAX_BENCH_PYTHON;
-  const std::string script = LAZAX_TORCH_LAZY_DECODER_SCRIPT;
-  TorchLazyResult r;
-  if (::access(python.c_str(), X_OK) != 0) {
-    r.detail = python + " not found";
+  bool ok() const { return peer_ && detail_.empty(); }
+
+  // `n` timed steps (none when the peer has failed).
+  void run(int n) {
+    if (!ok() || n <= 0) return;
+    if (!peer_->send("run " + std::to_string(n))) return fail("the script ended early");
+    expect("ran");
+  }
+
+  TorchLazyResult finish() {
+    TorchLazyResult r;
+    if (!ok()) {
+      r.detail = detail_;
+      return r;
+    }
+    peer_->send("done");
+    std::optional<std::string> line = peer_->read_json_line();
+    int code = peer_->finish();
+    nlohmann::json j = line ? nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false)
+                            : nlohmann::json();
+    if (code != 0 || !j.is_object() || !number(j, "host_ms_per_step")) {
+      r.detail = "torch_lazy_decoder.py failed (exit " + std::to_string(code) +
+                 ") or printed no figure: " + peer_->last_output();
+      return r;
+    }
+    r.host_ms = number(j, "host_ms_per_step");
+    r.mark_step_ms = number(j, "mark_step_ms_per_step");
+    r.optimizer_ms = number(j, "optimizer_ms_per_step");
+    for (const char* k : {"host_ms_per_step", "mark_step_ms_per_step", "optimizer_ms_per_step"})
+      j.erase(k);
+    r.detail = j.dump();
     return r;
   }
-  auto [code, out] = run_command(shell_quote(python) + " -c 'import torch._lazy.ts_backend'");
-  if (code != 0) {
-    r.detail = python + " cannot import torch._lazy (Debian: python3-torch): " + last_line(out);
-    return r;
+
+ private:
+  // Reads the peer's answer, which must be an object with `key`.
+  void expect(const char* key) {
+    std::optional<std::string> line = peer_->read_json_line();
+    nlohmann::json j =
+        line ? nlohmann::json::parse(*line, nullptr, false) : nlohmann::json();
+    if (!j.is_object() || !j.contains(key))
+      fail("torch_lazy_decoder.py did not answer '" + std::string(key) + "': " +
+           peer_->last_output());
   }
-  std::tie(code, out) = run_command(shell_quote(python) + " " + shell_quote(script) +
-                                    " --layers " + std::to_string(layers) + " --steps " +
-                                    std::to_string(steps) + " --warmup " + std::to_string(warmup));
-  std::string line = last_line(out);
-  if (code != 0) {
-    r.detail = "torch_lazy_decoder.py failed (exit " + std::to_string(code) + "): " + line;
-    return r;
+  void fail(const std::string& why) {
+    if (detail_.empty()) detail_ = why;
+    if (peer_) peer_->finish();
   }
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !number(j, "host_ms_per_step")) {
-    r.detail = "torch_lazy_decoder.py printed no figure: " + line;
-    return r;
-  }
-  r.host_ms = number(j, "host_ms_per_step");
-  r.mark_step_ms = number(j, "mark_step_ms_per_step");
-  r.optimizer_ms = number(j, "optimizer_ms_per_step");
-  for (const char* k : {"host_ms_per_step", "mark_step_ms_per_step", "optimizer_ms_per_step"})
-    j.erase(k);
-  r.detail = j.dump();
-  return r;
-}
+
+  std::unique_ptr<PeerProcess> peer_;
+  std::string detail_;  // why the peer is absent or failed; empty while it works
+};
+
+}  // namespace
 
 double AssumePureBenchResult::lazy_over_pure() const {
   return pure.host_ms > 0 ? lazy.host_ms / pure.host_ms : 0;
@@ -293,22 +337,27 @@ AssumePureBenchResult run_assume_pure_bench(const AssumePureBenchOptions& option
       for (size_t i = 0; i < modes.size(); ++i)
         if (i != static_cast<size_t>(at - std::begin(kNames))) modes[i]->skip();
     }
+    // The peer first (its warm-up compiles for seconds), so that nothing runs beside the loops.
+    std::optional<TorchLazyPeer> torch_peer;
+    if (o.peers) torch_peer.emplace(o.layers, std::max(1, o.torch_warmup));
     for (auto& m : modes) m->run(o.warmup, false);
-    // Rounds of steps, mode after mode, so that a change in the machine's load while the
-    // benchmark runs falls on all modes alike.
+    // Rounds of steps, mode after mode and then the peer's, so that a change in the machine's
+    // load while the benchmark runs falls on all of them alike.
     for (int round = 0; round < o.rounds; ++round) {
       int n = o.steps / o.rounds + (round < o.steps % o.rounds ? 1 : 0);
       for (auto& m : modes) m->run(n, true);
+      int torch_steps = std::max(1, o.torch_steps);
+      if (torch_peer)
+        torch_peer->run(torch_steps / o.rounds + (round < torch_steps % o.rounds ? 1 : 0));
     }
     r.lazy = modes[0]->result();
     r.pure = modes[1]->result();
     r.pure_double = modes[2]->result();
+    if (torch_peer)
+      r.torch_lazy = torch_peer->finish();
+    else
+      r.torch_lazy.detail = "not measured (--no-peers)";
   }
-  if (o.peers)
-    r.torch_lazy = measure_torch_lazy_decoder(o.layers, std::max(1, o.torch_steps),
-                                              std::max(1, o.torch_warmup));
-  else
-    r.torch_lazy.detail = "not measured (--no-peers)";
   return r;
 }
 

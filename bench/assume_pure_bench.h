@@ -12,8 +12,9 @@
 // runtime's ExecuteTime timer and subtracted. Times are thread CPU time
 // (CLOCK_THREAD_CPUTIME_ID), so that other processes on a shared machine do not inflate them;
 // lazax records on one thread. Figures are medians (and means) over the timed steps, after the
-// warm-up steps, which trace and compile. The modes take turns, in rounds of steps, so that a
-// change in the load of a shared machine falls on all of them alike.
+// warm-up steps, which trace and compile. The modes take turns, in rounds of steps, and the
+// torch._lazy peer (bench/torch_lazy_decoder.py, kept running as a subprocess) takes its turn
+// after each round, so that a change in the load of a shared machine falls on all of them alike.
 //
 // Modes: "lazy" (every op of every layer recorded each step), "assume_pure" (one assume_pure
 // object for the whole model, each layer's parameters passed as arguments, so one trace serves
@@ -94,8 +95,5 @@ AssumePureBenchResult run_assume_pure_bench(const AssumePureBenchOptions& option
 nlohmann::json to_json(const AssumePureBenchResult& r);
 // A human-readable table of the same.
 std::string to_table(const AssumePureBenchResult& r);
-
-// The torch._lazy peer, run as a subprocess (null figures when torch is not importable).
-TorchLazyResult measure_torch_lazy_decoder(int64_t layers, int steps, int warmup);
 
 }  // namespace lazax::bench

@@ -15,6 +15,11 @@ Clock: process CPU time (time.process_time), which also covers work PyTorch may 
 threads (its autograd engine can run a non-CPU device's backward on a device thread); wall time
 is reported too. Medians over the timed steps. Prints one JSON object.
 Usage: python3 torch_lazy_decoder.py [--layers N] [--steps N] [--warmup N] [--block-repeats N]
+                                   [--serve]
+With --serve the timed steps run on request, so that a caller can take turns with its own loops
+(`lazax bench assume-pure` does, so that a change in the machine's load falls on both alike):
+after the warm-up it prints {"ready": true}; then each input line "run N" runs N timed steps and
+answers {"ran": N}; "done" (or the end of input) prints the result object and exits.
 """
 import argparse
 import json
@@ -30,6 +35,7 @@ def main():
     p.add_argument("--steps", type=int, default=10, help="timed steps")
     p.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     p.add_argument("--block-repeats", type=int, default=1, help="apply each layer's block N times")
+    p.add_argument("--serve", action="store_true", help="run timed steps on request (see above)")
     args = p.parse_args()
     if args.layers <= 0 or args.steps <= 0 or args.warmup < 0 or args.block_repeats <= 0:
         p.error("--layers, --steps and --block-repeats must be > 0, --warmup >= 0")
@@ -107,8 +113,11 @@ def main():
 
     clocks = (time.process_time_ns, time.perf_counter_ns)
     host, mark, opt, host_wall = [], [], [], []
-    for step in range(args.warmup + args.steps):
-        tokens, targets = batch_for(step)
+    done = [0]  # steps run so far (each step's batch differs)
+
+    def step(timed):
+        tokens, targets = batch_for(done[0])
+        done[0] += 1
         t0 = [c() for c in clocks]
         loss = decoder_loss(tokens, targets)
         loss.backward()
@@ -124,12 +133,34 @@ def main():
         torch._lazy.mark_step()
         torch._lazy.wait_device_ops()
         del loss
-        if step < args.warmup:
-            continue
+        if not timed:
+            return
         host.append((t1[0] - t0[0]) / 1e6)
         host_wall.append((t1[1] - t0[1]) / 1e6)
         mark.append((t2[0] - t1[0]) / 1e6)
         opt.append((t3[0] - t2[0]) / 1e6)
+
+    for _ in range(args.warmup):
+        step(False)
+    if not args.serve:
+        for _ in range(args.steps):
+            step(True)
+    else:
+        print(json.dumps({"ready": True}), flush=True)
+        for line in sys.stdin:
+            words = line.split()
+            if words[:1] == ["done"]:
+                break
+            if len(words) != 2 or words[0] != "run" or not words[1].isdigit():
+                print("torch_lazy_decoder.py: expected 'run N' or 'done', got " + repr(line),
+                      flush=True)
+                return 2
+            for _ in range(int(words[1])):
+                step(True)
+            print(json.dumps({"ran": int(words[1])}), flush=True)
+        if not host:
+            print("torch_lazy_decoder.py: no timed step was requested", flush=True)
+            return 2
 
     # Ops that fell back to eager CPU kernels (they execute mid-trace): want 0.
     fallbacks = sum(M.counter_value(n) for n in M.counter_names() if n.startswith("aten::"))
@@ -141,10 +172,11 @@ def main():
         "host_ms_mean": round(statistics.mean(host), 3),
         "layers": args.layers,
         "block_repeats": args.block_repeats,
-        "steps": args.steps,
+        "steps": len(host),
         "warmup": args.warmup,
         "eager_fallbacks": fallbacks,
         "clock": "process_cpu",
+        "served": args.serve,
         "torch_version": torch.__version__,
     }))
     return 0
