@@ -63,7 +63,7 @@ struct GradNode {
     // it and fit in std::function's own storage instead of a heap block of its own).
     std::shared_ptr<void> state;
   };
-  std::unique_ptr<CustomRules> custom;
+  PooledPtr<CustomRules> custom;
   Attrs attrs;
 };
 

@@ -343,7 +343,7 @@ Tensor transform_input(const Tensor& p) {
   // An identity tape entry: the enclosing transform differentiates through it, this one stops.
   auto node = make_pooled<GradNode>();
   node->op = OpCode::optimization_barrier;
-  node->custom = std::make_unique<GradNode::CustomRules>(GradNode::CustomRules{
+  node->custom = make_pooled_unique<GradNode::CustomRules>(GradNode::CustomRules{
       [](const std::vector<Tensor>& cts, std::span<const Tensor>) { return cts; },
       [](const std::vector<Tensor>& ts) { return ts; }});
   node->sequence = next_grad_sequence();

@@ -104,7 +104,7 @@ void cut_if_too_big() {
 // become pending values like any other and are materialized with it (data leaves need nothing).
 class Residuals final : public DeferredValues {
  public:
-  explicit Residuals(std::vector<GraphValue> values) : values_(std::move(values)) {
+  explicit Residuals(GraphOperands values) : values_(std::move(values)) {
     if (!values_.empty()) frame_ = values_[0].node->frame;
   }
 
@@ -159,7 +159,7 @@ class Residuals final : public DeferredValues {
     }
   }
 
-  std::vector<GraphValue> values_;  // those not yet handed to tensors (the others: undefined)
+  GraphOperands values_;  // those not yet handed to tensors (the others: undefined)
   std::vector<Tensor> tensors_;     // parallel to values_ once a value has a handle
   std::shared_ptr<TraceFrame> frame_;
 };
@@ -246,7 +246,8 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     // The backward reads the inputs it needs as this call's operands (not the argument tensors,
     // which the write-backs below or the caller may update in place before the backward).
     size_t n_res = static_cast<size_t>(p->num_residuals);
-    std::vector<GraphValue> saved(n_res + p->bwd_inputs.size());
+    GraphOperands saved;
+    saved.resize(n_res + p->bwd_inputs.size());
     for (size_t k = 0; k < p->bwd_inputs.size(); ++k)
       saved[n_res + k] = ops[static_cast<size_t>(p->bwd_inputs[k])];
     std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
@@ -257,7 +258,7 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     for (size_t k = 0; k < n_res; ++k)
       saved[k] = std::move(r[static_cast<size_t>(p->num_outputs) + k]);
     // The tape entry holds them until backward releases it (or the tape dies).
-    auto res = std::make_shared<Residuals>(std::move(saved));
+    auto res = make_pooled<Residuals>(std::move(saved));
     // (The rule captures two plain pointers: it fits in std::function's own storage, and the
     // entry keeps `res` alive beside it.)
     Residuals* r_ptr = res.get();

@@ -140,7 +140,7 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
         "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
         "the function without custom_vjp for jvp");
   };
-  node->custom = std::make_unique<GradNode::CustomRules>(
+  node->custom = make_pooled_unique<GradNode::CustomRules>(
       GradNode::CustomRules{std::move(bwd), std::move(jvp), std::move(state)});
   node->inputs.reserve(inputs.size());
   node->next.reserve(inputs.size());

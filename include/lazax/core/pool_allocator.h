@@ -5,6 +5,7 @@
 // pages back to the OS and fault them in again on the next step. Use it with
 // std::allocate_shared (make_pooled below). At most kMaxFreeBlocks blocks per type are kept.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -44,7 +45,78 @@ struct FreeBlocks {
 template <class T>
 thread_local FreeBlocks<T> t_free_blocks;
 
+// Variable-size blocks (the heap storage of short lists that outlive a call: a graph node's
+// operands and outputs, a tape entry's saved inputs) come from size classes of 32 bytes to 4 KiB,
+// powers of two, each with a free stack per thread like the typed pools'. A training step keeps
+// hundreds of such lists alive until its backward or sync, more than the system allocator's
+// per-thread cache holds, so without the classes each one would take its slow path.
+constexpr size_t kByteClasses = 8;  // 32, 64, ..., 4096 bytes
+constexpr size_t kMinByteClass = 32;
+// The class of a block of `bytes` bytes, or kByteClasses when it is too big for one.
+inline size_t byte_class(size_t bytes) {
+  size_t c = 0, size = kMinByteClass;
+  while (size < bytes && c < kByteClasses) {
+    size <<= 1;
+    ++c;
+  }
+  return c;
+}
+inline size_t byte_class_size(size_t c) { return kMinByteClass << c; }
+struct FreeByteBlocks {
+  std::vector<void*> blocks[kByteClasses];
+  static inline thread_local bool dead = false;
+  ~FreeByteBlocks() {
+    dead = true;
+    for (size_t c = 0; c < kByteClasses; ++c)
+      for (void* b : blocks[c]) ::operator delete(b, byte_class_size(c));
+  }
+};
+inline thread_local FreeByteBlocks t_free_bytes;
+
 }  // namespace detail
+
+// A block of at least `bytes` bytes (default new alignment) from the size classes, and its
+// usable size in `usable` (pass that size back to pool_deallocate_bytes).
+inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
+  size_t c = detail::byte_class(bytes);
+  if (c == detail::kByteClasses) {
+    usable = bytes;
+    return ::operator new(bytes);
+  }
+  usable = detail::byte_class_size(c);
+  if (!detail::FreeByteBlocks::dead) {
+    std::vector<void*>& b = detail::t_free_bytes.blocks[c];
+    if (!b.empty()) {
+      void* p = b.back();
+      b.pop_back();
+      return p;
+    }
+  }
+  return ::operator new(usable);
+}
+// Gives back a block of pool_allocate_bytes. `bytes` is its usable size, or any size over half
+// of it (such as the bytes of the whole elements it holds).
+inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept {
+  size_t c = detail::byte_class(bytes);
+  if (c == detail::kByteClasses) {
+    ::operator delete(p, bytes);
+    return;
+  }
+  size_t usable = detail::byte_class_size(c);
+  if (!detail::FreeByteBlocks::dead) {
+    std::vector<void*>& b = detail::t_free_bytes.blocks[c];
+    // At most 64 MiB kept per class (and none under AddressSanitizer).
+    size_t limit = std::min(detail::kMaxFreeBlocks, (size_t{64} << 20) / usable);
+    if (b.size() < limit) {
+      try {
+        b.push_back(p);
+        return;
+      } catch (...) {  // no memory for the list's growth: the block goes back instead
+      }
+    }
+  }
+  ::operator delete(p, usable);
+}
 
 template <class T>
 struct PoolAllocator {

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "lazax/core/pool_allocator.h"
+
 namespace lazax {
 
 template <class T, size_t N>
@@ -53,6 +55,7 @@ class InlineVec {
   operator std::vector<T>() const { return std::vector<T>(begin(), end()); }
 
   size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
   bool empty() const { return size_ == 0; }
   T* data() { return heap_ ? heap_ : inline_data(); }
   const T* data() const { return heap_ ? heap_ : inline_data(); }
@@ -67,7 +70,10 @@ class InlineVec {
 
   void reserve(size_t n) {
     if (n <= cap_) return;
-    T* p = std::allocator<T>().allocate(n);
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    size_t usable = 0;
+    T* p = static_cast<T*>(pool_allocate_bytes(n * sizeof(T), usable));
+    n = usable / sizeof(T);  // the whole block is usable
     T* old = data();
     for (size_t i = 0; i < size_; ++i) {
       new (p + i) T(std::move(old[i]));
@@ -89,6 +95,11 @@ class InlineVec {
     return *new (data() + size_++) T(std::forward<A>(args)...);
   }
   void pop_back() { std::destroy_at(data() + --size_); }
+  void resize(size_t n) {
+    reserve(n);
+    while (size_ < n) emplace_back();
+    while (size_ > n) pop_back();
+  }
   void clear() {
     std::destroy_n(data(), size_);
     size_ = 0;
@@ -109,7 +120,8 @@ class InlineVec {
     for (; first != last; ++first) new (data() + size_++) T(*first);
   }
   void free_heap() {
-    if (heap_) std::allocator<T>().deallocate(heap_, cap_);
+    // (cap_ elements fill more than half the block: their size names its class.)
+    if (heap_) pool_deallocate_bytes(heap_, size_t{cap_} * sizeof(T));
     heap_ = nullptr;
   }
   void release() {
