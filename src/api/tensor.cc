@@ -113,8 +113,11 @@ std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs
   GraphOperands ops;
   ops.reserve(inputs.size());
   for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
+  GraphNodePtr node = record_multi(op, std::move(ops), attrs);
   std::vector<Tensor> out;
-  for (auto& v : record_multi(op, std::move(ops), attrs)) out.push_back(make_pending(v));
+  out.reserve(node->outputs.size());
+  for (size_t i = 0; i < node->outputs.size(); ++i)
+    out.push_back(make_pending(GraphValue{node, static_cast<int32_t>(i)}));
   SmallVec<const Tensor*, 4> ins;
   for (const Tensor& t : inputs) ins.push_back(&t);
   record_grad(op, attrs, {ins.begin(), ins.size()}, out);

@@ -171,39 +171,39 @@ class Residuals final : public DeferredValues {
 std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
                                   const std::vector<Tensor>& cts,
                                   std::span<const Tensor> saved_inputs) {
-  std::vector<Tensor> ct_in;
-  ct_in.reserve(cts.size());
+  // The cotangent of result i (zeros where none came).
+  auto ct = [&](size_t i) {
+    if (cts[i].defined()) return cts[i];
+    const TensorType& t = p.fwd->type(p.fwd->results()[i]);
+    return zeros(t.shape.vec(), t.dtype);
+  };
   bool taped = false;  // create_graph: the backward call itself goes on the tape
-  for (size_t i = 0; i < cts.size(); ++i) {
-    if (!p.ct_outputs[i]) continue;
-    if (cts[i].defined()) {
-      ct_in.push_back(cts[i]);
-      taped = taped || (grad_enabled() && cts[i].requires_grad());
-    } else {
-      const TensorType& t = p.fwd->type(p.fwd->results()[i]);
-      ct_in.push_back(zeros(t.shape.vec(), t.dtype));
-    }
-  }
-  std::vector<Tensor> g;
-  for (const Tensor& t : saved_inputs) taped = taped || (grad_enabled() && t.requires_grad());
-  if (taped) {
-    std::vector<Tensor> in(saved_inputs.begin(), saved_inputs.end());
-    in.insert(in.end(), ct_in.begin(), ct_in.end());
-    g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
-  } else {
-    cut_if_too_big();
-    GraphOperands ops;
-    ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
-    res.append_operands(ops, autodiff::saved_values_released_after_rule());
-    for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
-    std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
-    g.reserve(r.size());
-    for (GraphValue& v : r) g.push_back(make_pending(std::move(v)));
+  if (grad_enabled()) {
+    for (size_t i = 0; i < cts.size(); ++i)
+      taped = taped || (p.ct_outputs[i] && cts[i].defined() && cts[i].requires_grad());
+    for (const Tensor& t : saved_inputs) taped = taped || t.requires_grad();
   }
   std::vector<Tensor> per_input(p.wrt.size());
-  size_t k = 0;
+  if (taped) {
+    std::vector<Tensor> in(saved_inputs.begin(), saved_inputs.end());
+    for (size_t i = 0; i < cts.size(); ++i)
+      if (p.ct_outputs[i]) in.push_back(ct(i));
+    std::vector<Tensor> g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
+    size_t k = 0;
+    for (size_t i = 0; i < per_input.size(); ++i)
+      if (p.wrt[i]) per_input[i] = std::move(g[k++]);
+    return per_input;
+  }
+  cut_if_too_big();
+  GraphOperands ops;
+  ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + cts.size());
+  res.append_operands(ops, autodiff::saved_values_released_after_rule());
+  for (size_t i = 0; i < cts.size(); ++i)
+    if (p.ct_outputs[i]) ops.push_back(operand(ct(i), "call"));
+  GraphNodePtr node = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
+  int32_t k = 0;
   for (size_t i = 0; i < per_input.size(); ++i)
-    if (p.wrt[i]) per_input[i] = std::move(g[k++]);
+    if (p.wrt[i]) per_input[i] = make_pending(GraphValue{node, k++});
   return per_input;
 }
 
@@ -250,13 +250,12 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     saved.resize(n_res + p->bwd_inputs.size());
     for (size_t k = 0; k < p->bwd_inputs.size(); ++k)
       saved[n_res + k] = ops[static_cast<size_t>(p->bwd_inputs[k])];
-    std::vector<GraphValue> r = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
+    GraphNodePtr node = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
     std::vector<Tensor> outs;
     outs.reserve(static_cast<size_t>(p->num_outputs));
-    for (size_t k = 0; k < static_cast<size_t>(p->num_outputs); ++k)
-      outs.push_back(make_pending(std::move(r[k])));
+    for (int32_t k = 0; k < p->num_outputs; ++k) outs.push_back(make_pending(GraphValue{node, k}));
     for (size_t k = 0; k < n_res; ++k)
-      saved[k] = std::move(r[static_cast<size_t>(p->num_outputs) + k]);
+      saved[k] = GraphValue{node, p->num_outputs + static_cast<int32_t>(k)};
     // The tape entry holds them until backward releases it (or the tape dies).
     auto res = make_pooled<Residuals>(std::move(saved));
     // (The rule captures two plain pointers: it fits in std::function's own storage, and the

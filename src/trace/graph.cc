@@ -140,14 +140,8 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const
 
 }  // namespace
 
-std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs attrs,
-                                     DebugInfo debug) {
-  GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
-  std::vector<GraphValue> outs;
-  outs.reserve(node->outputs.size());
-  for (size_t i = 0; i < node->outputs.size(); ++i)
-    outs.push_back(GraphValue{node, static_cast<int32_t>(i)});
-  return outs;
+GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug) {
+  return make_node(op, std::move(operands), std::move(attrs), debug);
 }
 
 namespace {

@@ -62,9 +62,8 @@ inline const TensorType& GraphValue::type() const {
 }
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
-// and returns its outputs.
-std::vector<GraphValue> record_multi(OpCode op, GraphOperands&& operands, Attrs attrs,
-                                     DebugInfo debug = {});
+// and returns its node; output i is GraphValue{node, i} (no list is made: a call has tens).
+GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug = {});
 // The same for an op with one result, folding layout chains as it records (exact): a transpose
 // of a transpose, a reshape of a reshape and a broadcast_in_dim of a broadcast_in_dim become one
 // op, and an op that changes nothing (identity transpose, reshape or broadcast) returns its
