@@ -35,12 +35,12 @@ GraphNodePtr new_node(A&&... args) {
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
 GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
-                     std::span<const TensorType> outputs_, Attrs&& attrs_, const DebugInfo& debug_,
+                     GraphOutputs&& outputs_, Attrs&& attrs_, const DebugInfo& debug_,
                      std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
       operands(std::move(operands_)),
-      outputs(outputs_.begin(), outputs_.end()),
+      outputs(std::move(outputs_)),
       attrs(std::move(attrs_)),
       debug(debug_),
       frame(std::move(frame_)) {
@@ -132,8 +132,10 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const
       graph_node_hash(op, hash_attrs(attrs), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
-  GraphNodePtr node = new_node(op, hash, std::move(operands), outputs, std::move(attrs), where,
-                               current_frame_ptr());
+  // A call's result types stay its callee's (which the node's attributes keep alive).
+  GraphOutputs types = call_types ? GraphOutputs::borrowed(*call_types) : GraphOutputs(outputs);
+  GraphNodePtr node = new_node(op, hash, std::move(operands), std::move(types), std::move(attrs),
+                               where, current_frame_ptr());
   ops_recorded().add();
   return node;
 }
@@ -223,8 +225,7 @@ GraphValue data_leaf(Literal value) {
   // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
   static const uint64_t kLeafAttrsHash = hash_attrs(ParameterAttrs{0});
   uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrsHash, {&value.type, 1}, {});
-  GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{},
-                               std::span<const TensorType>(&value.type, 1),
+  GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{value.type},
                                Attrs(ParameterAttrs{0}), DebugInfo{}, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{std::move(node), 0};

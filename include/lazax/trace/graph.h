@@ -27,9 +27,42 @@ struct GraphValue {
   const TensorType& type() const;
 };
 
-// A node's operands (inline up to three, as for select) and output types (inline for one).
+// A node's operands (inline up to three, as for select).
 using GraphOperands = InlineVec<GraphValue, 3>;
-using GraphOutputs = InlineVec<TensorType, 1>;
+
+// A node's output types: its own (inline for one), or a call's, borrowed from its callee (the
+// node's CallAttrs keeps the callee alive): a call has tens of results (assume_pure's forward
+// and backward), which would otherwise be copied and freed on every step.
+class GraphOutputs {
+ public:
+  GraphOutputs() = default;
+  GraphOutputs(std::initializer_list<TensorType> ts) : own_(ts) {}
+  explicit GraphOutputs(std::span<const TensorType> ts) : own_(ts.begin(), ts.end()) {}
+  static GraphOutputs borrowed(std::span<const TensorType> ts) {
+    GraphOutputs o;
+    o.borrowed_ = ts.data();
+    o.n_borrowed_ = ts.size();
+    return o;
+  }
+  GraphOutputs(const GraphOutputs&) = delete;  // (a borrowed view must not outlive its node)
+  GraphOutputs& operator=(const GraphOutputs&) = delete;
+  GraphOutputs(GraphOutputs&&) = default;
+  GraphOutputs& operator=(GraphOutputs&&) = default;
+
+  const TensorType* data() const { return borrowed_ ? borrowed_ : own_.data(); }
+  size_t size() const { return borrowed_ ? n_borrowed_ : own_.size(); }
+  bool empty() const { return size() == 0; }
+  const TensorType& operator[](size_t i) const { return data()[i]; }
+  const TensorType* begin() const { return data(); }
+  const TensorType* end() const { return data() + size(); }
+  operator std::span<const TensorType>() const { return {data(), size()}; }
+  operator std::vector<TensorType>() const { return {begin(), end()}; }
+
+ private:
+  InlineVec<TensorType, 1> own_;
+  const TensorType* borrowed_ = nullptr;
+  size_t n_borrowed_ = 0;
+};
 
 // The fields the walk at sync reads come first, so that it touches few cache lines per node.
 struct GraphNode {
@@ -50,7 +83,7 @@ struct GraphNode {
 
   GraphNode();
   // A recorded op, its parts computed beforehand (constructed in place: nothing written twice).
-  GraphNode(OpCode op, uint64_t hash, GraphOperands&& operands, std::span<const TensorType> outputs,
+  GraphNode(OpCode op, uint64_t hash, GraphOperands&& operands, GraphOutputs&& outputs,
             Attrs&& attrs, const DebugInfo& debug, std::shared_ptr<TraceFrame> frame);
   ~GraphNode();
   GraphNode(const GraphNode&) = delete;
