@@ -1,6 +1,6 @@
 // hash_words (core/hash.h), which keys lazy graph nodes: a short sequence is mixed as
 // Hasher::add on each word; every word, its position and the length change the hash, for long
-// sequences (four chains) as for short ones.
+// sequences (hashed as bytes) as for short ones.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -36,7 +36,7 @@ TEST(HashWords, EveryWordPositionAndLengthCounts) {
       std::swap(v[i], v[i + 1]);
       EXPECT_TRUE(seen.insert(hw(v)).second) << "n " << n << ", swap " << i;
     }
-    if (n >= 5) {  // swapping words of one lane
+    if (n >= 5) {  // swapping words four apart
       std::vector<uint64_t> v = w;
       std::swap(v[0], v[4]);
       EXPECT_TRUE(seen.insert(hw(v)).second) << "n " << n << ", swap 0 and 4";
