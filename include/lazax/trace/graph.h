@@ -71,13 +71,14 @@ struct GraphNode {
   int32_t topo_index = -1;
   uint64_t visit_epoch = 0;
   uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
+  // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
+  // the many nodes that hold no data do not pay for; the pointer is in the first cache line,
+  // which is all that sync reads of a leaf.
+  PooledPtr<Literal> data;
   GraphOperands operands;
   GraphOutputs outputs;
   Attrs attrs;
   DebugInfo debug;
-  // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
-  // the many nodes that hold no data do not pay for.
-  PooledPtr<Literal> data;
   // The function trace this node was recorded in; null in lazy mode.
   std::shared_ptr<TraceFrame> frame;
 
