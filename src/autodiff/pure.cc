@@ -226,7 +226,8 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
   if (!needs_grad) {
     results = record_op_multi(OpCode::call, inputs, CallAttrs{e.fn});
   } else {
-    auto wrt = [&](size_t i) { return inputs[i].requires_grad() && is_floating(inputs[i].dtype()); };
+    // (Only floating tensors can require grad: requires_grad_ and the tape see to it.)
+    auto wrt = [&](size_t i) { return inputs[i].requires_grad(); };
     // The split for this `wrt` (usually the same on every call): remembered by the entry, so
     // that a call does not look it up in the global cache, where it lives as long as the process.
     bool same = e.vjp && e.vjp_wrt.size() == inputs.size();
