@@ -57,7 +57,14 @@ void walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
         GraphNode* c = n->operands[next++].node.get();
         if (c->visit_epoch != epoch) {
           c->visit_epoch = epoch;
-          stack.push_back({c, 0});
+          if (c->op == OpCode::parameter) {
+            // A leaf is numbered on sight, as it would be when popped: the walk reads nothing
+            // of it past the node's first cache line.
+            w.leaves.push_back(c);
+            c->topo_index = -static_cast<int32_t>(w.leaves.size());
+          } else {
+            stack.push_back({c, 0});
+          }
         }
         continue;
       }

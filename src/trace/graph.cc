@@ -39,11 +39,11 @@ GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
                      std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
-      operands(std::move(operands_)),
+      frame(std::move(frame_)),
       outputs(std::move(outputs_)),
+      operands(std::move(operands_)),
       attrs(std::move(attrs_)),
-      debug(debug_),
-      frame(std::move(frame_)) {
+      debug(debug_) {
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
 }
 GraphNode::~GraphNode() {

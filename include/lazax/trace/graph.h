@@ -59,12 +59,14 @@ class GraphOutputs {
   operator std::vector<TensorType>() const { return {begin(), end()}; }
 
  private:
-  InlineVec<TensorType, 1> own_;
-  const TensorType* borrowed_ = nullptr;
+  const TensorType* borrowed_ = nullptr;  // (read first)
   size_t n_borrowed_ = 0;
+  InlineVec<TensorType, 1> own_;
 };
 
-// The fields the walk at sync reads come first, so that it touches few cache lines per node.
+// The fields read of every operand come first, in the cache line of the node's reference count
+// (which taking a reference touches anyway): the walk at sync reads only these of a data leaf,
+// recording a call with leaf operands these and their type.
 struct GraphNode {
   OpCode op = OpCode::constant;
   // Scratch used by the graph walk at sync (single-threaded lazy trace).
@@ -72,15 +74,14 @@ struct GraphNode {
   uint64_t visit_epoch = 0;
   uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
   // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
-  // the many nodes that hold no data do not pay for; the pointer is in the first cache line,
-  // which is all that sync reads of a leaf.
+  // the many nodes that hold no data do not pay for.
   PooledPtr<Literal> data;
-  GraphOperands operands;
+  // The function trace this node was recorded in; null in lazy mode (checked on every use).
+  std::shared_ptr<TraceFrame> frame;
   GraphOutputs outputs;
+  GraphOperands operands;
   Attrs attrs;
   DebugInfo debug;
-  // The function trace this node was recorded in; null in lazy mode.
-  std::shared_ptr<TraceFrame> frame;
 
   GraphNode();
   // A recorded op, its parts computed beforehand (constructed in place: nothing written twice).
