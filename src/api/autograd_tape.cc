@@ -49,13 +49,16 @@ bool is_leaf_requiring_grad(const TensorImpl& impl) { return impl.requires_grad 
 void rebind_saved(TensorImpl& impl) {
   if (impl.saved_by.empty()) return;
   Tensor old = saved_copy(Tensor(std::static_pointer_cast<TensorImpl>(impl.shared_from_this())));
-  for (const TensorImpl::SavedBy& s : impl.saved_by) s.node->inputs[s.slot] = old;
+  for (const TensorImpl::SavedBy& s : impl.saved_by) {
+    s.node->inputs[s.slot] = old;  // (the copy is not registered)
+    s.node->next[s.slot].registered = false;
+  }
   impl.saved_by.clear();
 }
 
 void release_saved_inputs(GradNode& node) {
   for (uint32_t i = 0; i < node.inputs.size(); ++i) {
-    if (!node.inputs[i].defined()) continue;
+    if (!node.next[i].registered) continue;
     auto& by = node.inputs[i].impl()->saved_by;
     for (size_t k = 0; k < by.size(); ++k) {
       if (by[k].node == &node && by[k].slot == i) {  // swap with the last and drop it
@@ -77,8 +80,10 @@ void save_input(GradNode& node, const Tensor& t) {
   TensorImpl* impl = t.impl();
   // The handle itself. A leaf that requires grad is not registered: an in-place update of it
   // before backward is an error (engine.cc check_saved), as in PyTorch.
-  if (!is_leaf_requiring_grad(*impl))
+  if (!is_leaf_requiring_grad(*impl)) {
     impl->saved_by.push_back({&node, static_cast<uint32_t>(node.inputs.size())});
+    e.registered = true;
+  }
   node.inputs.push_back(t);
   e.version = impl->version;
   if (!impl->requires_grad) return;

@@ -41,6 +41,9 @@ struct GradNode {
   struct Edge {
     std::shared_ptr<GradNode> fn;
     int32_t index = 0;
+    // The input is registered in its handle's saved_by (release_saved_inputs need not look at
+    // the others' handles: a model's many parameters are not registered).
+    bool registered = false;
     std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
     TensorImpl* leaf_impl = nullptr;  // the same, read while `leaf` has not expired (no lock)
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
