@@ -59,6 +59,7 @@ void LazyValue::unlink() {
 void LazyValue::set_pending(GraphValue v) {
   make_room_for_a_slot();  // (re-appended below): nothing after it throws
   if (current_frame()) note_rebind(*this);
+  type_ = v.type();
   pending_ = std::move(v);
   data_.reset();
   // The leaf of the old data stays if a graph reads it (which keeps it alive anyway): set_data
@@ -76,6 +77,7 @@ void LazyValue::set_data(Literal data) {
   // so the same node stands for the new data exactly as a new one would.
   if (leaf_ && !(leaf_.use_count() == 1 && leaf_->outputs[0] == data.type)) leaf_.reset();
   if (leaf_) *leaf_->data = data;
+  type_ = data.type;
   data_ = make_pooled_unique<Literal>(std::move(data));
   unlink();
 }

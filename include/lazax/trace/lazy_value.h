@@ -17,19 +17,17 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
   // Data with the graph leaf that stands for it already made (a leaf shared by many values).
   LazyValue(Literal data, GraphNodePtr leaf)
-      : leaf_(std::move(leaf)), data_(make_pooled_unique<Literal>(std::move(data))) {}
+      : leaf_(std::move(leaf)), data_(make_pooled_unique<Literal>(std::move(data))),
+        type_(data_->type) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
-  explicit LazyValue(GraphValue v) : pending_(std::move(v)) { link(); }
+  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(pending_.type()) { link(); }
   virtual ~LazyValue();
   LazyValue(const LazyValue&) = delete;
   LazyValue& operator=(const LazyValue&) = delete;
 
-  // Read from the pending node or the data (not kept apart: a copy per value and rebinding).
-  // The reference lasts until the value is rebound.
-  const TensorType& type() const {
-    if (pending_.defined()) return pending_.type();
-    return data_ ? data_->type : empty_literal().type;
-  }
+  // The handle's own copy: a reference to it stays valid across a sync, which frees the pending
+  // node (and a size-limit cut may come in the middle of any op or VJP rule holding a shape).
+  const TensorType& type() const { return type_; }
   bool is_pending() const { return pending_.defined(); }
   // Rebinds to a pending value (registers for the next sync).
   void set_pending(GraphValue v);
@@ -57,6 +55,7 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   uint32_t slot_ = kNoSlot;  // in the pending registry (lazy_value.cc): set exactly while pending
   GraphValue pending_;
   PooledPtr<Literal> data_;  // apart: most values are pending and hold none
+  TensorType type_;
 };
 
 // Every pending value alive now, in the order they became pending (deferred values are
