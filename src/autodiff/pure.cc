@@ -171,12 +171,19 @@ class Residuals final : public DeferredValues {
 std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res,
                                   const std::vector<Tensor>& cts,
                                   std::span<const Tensor> saved_inputs) {
-  // The cotangent of result i (zeros where none came).
-  auto ct = [&](size_t i) {
-    if (cts[i].defined()) return cts[i];
-    const TensorType& t = p.fwd->type(p.fwd->results()[i]);
-    return zeros(t.shape.vec(), t.dtype);
-  };
+  // The cotangents the backward reads (zeros where none came; inline for the usual one or two).
+  // Made first: making zeros records ops, which may cut the graph, and the residuals taken
+  // below must be the graph values a cut leaves.
+  InlineVec<Tensor, 2> ct_in;
+  for (size_t i = 0; i < cts.size(); ++i) {
+    if (!p.ct_outputs[i]) continue;
+    if (cts[i].defined()) {
+      ct_in.push_back(cts[i]);
+    } else {
+      const TensorType& t = p.fwd->type(p.fwd->results()[i]);
+      ct_in.push_back(zeros(t.shape.vec(), t.dtype));
+    }
+  }
   bool taped = false;  // create_graph: the backward call itself goes on the tape
   if (grad_enabled()) {
     for (size_t i = 0; i < cts.size(); ++i)
@@ -186,8 +193,7 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   std::vector<Tensor> per_input(p.wrt.size());
   if (taped) {
     std::vector<Tensor> in(saved_inputs.begin(), saved_inputs.end());
-    for (size_t i = 0; i < cts.size(); ++i)
-      if (p.ct_outputs[i]) in.push_back(ct(i));
+    in.insert(in.end(), ct_in.begin(), ct_in.end());
     std::vector<Tensor> g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
     size_t k = 0;
     for (size_t i = 0; i < per_input.size(); ++i)
@@ -196,10 +202,9 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   }
   cut_if_too_big();
   GraphOperands ops;
-  ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + cts.size());
+  ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
   res.append_operands(ops, autodiff::saved_values_released_after_rule());
-  for (size_t i = 0; i < cts.size(); ++i)
-    if (p.ct_outputs[i]) ops.push_back(operand(ct(i), "call"));
+  for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
   GraphNodePtr node = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
   int32_t k = 0;
   for (size_t i = 0; i < per_input.size(); ++i)
