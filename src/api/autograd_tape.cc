@@ -96,8 +96,13 @@ void save_input(GradNode& node, const Tensor& t) {
   }
 }
 
-void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index) {
-  node->outputs.push_back(t.detach());
+void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
+                 bool keep_copy) {
+  if (keep_copy) {
+    node->outputs.push_back(t.detach());
+  } else {
+    node->outputs.emplace_back();
+  }
   if (!is_floating(t.dtype())) return;
   TensorImpl* impl = t.impl();
   impl->requires_grad = true;

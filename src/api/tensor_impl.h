@@ -52,7 +52,8 @@ struct GradNode {
   // Saved values, inline for the usual one or two inputs and one output. An input is the
   // caller's handle itself (registered in its saved_by, so that an in-place op on it first
   // hands this entry a copy of the old value: see rebind_saved); outputs are detached copies
-  // (the output handle points back at this entry).
+  // (the output handle points back at this entry), or undefined placeholders for an entry with
+  // custom rules (save_output).
   InlineVec<Tensor, 2> inputs;
   InlineVec<Tensor, 1> outputs;
   InlineVec<Tensor, 1> out_cts;
@@ -113,8 +114,11 @@ void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> i
 // Appends `t` to `node`'s saved inputs, with the edge its cotangent takes.
 void save_input(GradNode& node, const Tensor& t);
 // Appends `t` to `node`'s saved outputs and makes it output `node`'s output `index` on the tape
-// (floating outputs only: the others carry no gradient).
-void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index);
+// (floating outputs only: the others carry no gradient). Without `keep_copy` the saved output is
+// an undefined placeholder: an entry with custom rules, which never read its outputs, needs only
+// their count (assume_pure's forward would otherwise make a handle per output and step).
+void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
+                 bool keep_copy = true);
 
 // A handle to a new pending value.
 inline Tensor make_pending(GraphValue v) { return Tensor(make_pooled<TensorImpl>(std::move(v))); }

@@ -350,7 +350,7 @@ Tensor transform_input(const Tensor& p) {
       [](const std::vector<Tensor>& ts) { return ts; }});
   node->sequence = next_grad_sequence();
   save_input(*node, p);
-  save_output(node, x, 0);
+  save_output(node, x, 0, /*keep_copy=*/false);
   return x;
 }
 

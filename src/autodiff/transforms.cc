@@ -146,7 +146,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
   node->next.reserve(inputs.size());
   node->outputs.reserve(fresh.size());
   for (const Tensor& t : inputs) save_input(*node, t);
-  for (size_t i = 0; i < fresh.size(); ++i) save_output(node, fresh[i], static_cast<int32_t>(i));
+  for (size_t i = 0; i < fresh.size(); ++i)
+    save_output(node, fresh[i], static_cast<int32_t>(i), /*keep_copy=*/false);
   return fresh;
 }
 
