@@ -96,8 +96,7 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
       auto& [n, next] = stack.back();
       if (next < n->next.size()) {
         const auto& e = n->next[next++];
-        if (e.fn && !w.seen(e.fn.get()) &&
-            (targets.empty() || !targets.count(Key{e.fn.get(), e.index}))) {
+        if (e.fn && !w.seen(e.fn.get()) && !targets.count(Key{e.fn.get(), e.index})) {
           w.mark(e.fn.get());
           stack.push_back({e.fn, 0});
         }
@@ -116,8 +115,7 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
     }
   };
   for (const Tensor& r : roots)
-    if (r.defined() && r.impl()->grad_fn && (targets.empty() || !targets.count(key_of(r))))
-      visit_root(r.impl()->grad_fn);
+    if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r))) visit_root(r.impl()->grad_fn);
   std::sort(w.order.begin(), w.order.end(),
             [](const auto& a, const auto& b) { return a->sequence < b->sequence; });
 }
@@ -185,7 +183,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       auto& slots = node->out_cts;
       while (slots.size() <= static_cast<size_t>(k.i)) slots.emplace_back();
       slots[static_cast<size_t>(k.i)] = accumulate(slots[static_cast<size_t>(k.i)], g);
-    } else if (!target_keys.empty() && target_keys.count(k)) {
+    } else if (target_keys.count(k)) {
       other[k] = accumulate(other[k], g);
     }
   };
@@ -208,7 +206,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   };
   auto deliver_leaf = [&](TensorImpl* leaf, const Tensor& g) {
     Key k{leaf, -1};
-    if (!target_keys.empty() && target_keys.count(k)) other[k] = accumulate(other[k], g);
+    if (target_keys.count(k)) other[k] = accumulate(other[k], g);
     if (accumulate_leaves && leaf->requires_grad) {
       Tensor cur = leaf->grad;
       leaf->grad = accumulate(cur, own_handle(g));
