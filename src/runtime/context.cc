@@ -46,6 +46,10 @@ void walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
   w.nodes.clear();
   auto& stack = w.stack;
   stack.clear();
+  auto number_leaf = [&](GraphNode* l) {
+    w.leaves.push_back(l);
+    l->topo_index = -static_cast<int32_t>(w.leaves.size());
+  };
   for (LazyValue* v : values) {
     GraphNode* root = v->pending().node.get();
     if (root->visit_epoch == epoch) continue;
@@ -60,17 +64,15 @@ void walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
           if (c->op == OpCode::parameter) {
             // A leaf is numbered on sight, as it would be when popped: the walk reads nothing
             // of it past the node's first cache line.
-            w.leaves.push_back(c);
-            c->topo_index = -static_cast<int32_t>(w.leaves.size());
+            number_leaf(c);
           } else {
             stack.push_back({c, 0});
           }
         }
         continue;
       }
-      if (n->op == OpCode::parameter) {
-        w.leaves.push_back(n);
-        n->topo_index = -static_cast<int32_t>(w.leaves.size());
+      if (n->op == OpCode::parameter) {  // (a root)
+        number_leaf(n);
       } else {
         n->topo_index = static_cast<int32_t>(w.nodes.size());
         w.nodes.push_back(n);
