@@ -110,7 +110,7 @@ void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t
   impl->output_index = index;
 }
 
-void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> inputs,
+void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* const> inputs,
                  std::span<const Tensor> outputs) {
   if (!grad_enabled()) return;
   bool any = false;

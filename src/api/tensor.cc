@@ -89,12 +89,12 @@ bool any_requires_grad(std::span<const Tensor* const> inputs) {
 }
 }  // namespace
 
-Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs) {
+Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, SharedAttrs attrs) {
   return record_op(op, std::span<const Tensor* const>(inputs.begin(), inputs.size()),
                    std::move(attrs));
 }
 
-Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, Attrs attrs) {
+Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, SharedAttrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
   GraphOperands ops;
@@ -107,7 +107,8 @@ Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, Attrs attrs) 
   return out;
 }
 
-std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs) {
+std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs,
+                                    SharedAttrs attrs) {
   Context& ctx = Context::get();
   if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
   GraphOperands ops;

@@ -20,8 +20,7 @@ class TensorImpl;
 // One entry of the autograd tape: an op applied to inputs of which at least one requires grad.
 // The autodiff layer walks these backwards (VJP rules) or forwards (JVP rules). The saved values
 // are such that later in-place rebinding of the user's tensors does not change what the backward
-// pass sees (see `inputs`). The fields the tape walks read come first; the attributes (large,
-// read once per backward) last.
+// pass sees (see `inputs`). The fields the tape walks read come first.
 struct GradNode {
   GradNode() = default;
   ~GradNode();  // frees a long tape iteratively (core/chain_release.h)
@@ -68,7 +67,7 @@ struct GradNode {
     std::shared_ptr<void> state;
   };
   PooledPtr<CustomRules> custom;
-  Attrs attrs;
+  SharedAttrs attrs;  // the graph node's (ir/shared_attrs.h)
 };
 
 class TensorImpl : public LazyValue {
@@ -108,7 +107,7 @@ bool grad_enabled();
 void set_grad_enabled(bool on);
 
 // Attaches a tape entry to `outputs` when grad mode is on and an input requires grad.
-void record_grad(OpCode op, const Attrs& attrs, std::span<const Tensor* const> inputs,
+void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* const> inputs,
                  std::span<const Tensor> outputs);
 
 // Appends `t` to `node`'s saved inputs, with the edge its cotangent takes.
@@ -128,9 +127,10 @@ GraphValue operand(const Tensor& t, const char* op);
 
 // Records `op` on `inputs` and returns its single output as a new tensor. Cuts the pending
 // graph first when it has grown past the limit.
-Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, Attrs attrs = NoAttrs{});
-Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, Attrs attrs);
-std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs, Attrs attrs);
+Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, SharedAttrs attrs = {});
+Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, SharedAttrs attrs);
+std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs,
+                                    SharedAttrs attrs);
 
 // Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.
 [[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc,

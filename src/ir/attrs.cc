@@ -38,10 +38,13 @@ struct FieldHasher {
   }
 };
 
+// Collects the addresses of an attribute struct's fields (none has more than kMaxFields).
+constexpr size_t kMaxFields = 8;
 struct FieldCollector {
-  std::vector<const void*>* ptrs;
+  std::array<const void*, kMaxFields>* ptrs;
+  size_t* n;
   template <class T>
-  void operator()(std::string_view, const T& v) { ptrs->push_back(&v); }
+  void operator()(std::string_view, const T& v) { (*ptrs)[(*n)++] = &v; }
 };
 
 template <class T>
@@ -89,8 +92,10 @@ bool attrs_equal(const Attrs& a, const Attrs& b) {
         const S& sb = std::get<S>(b);
         bool eq = true;
         // Visit both in lockstep: collect field addresses of b, then compare.
-        std::vector<const void*> pb;
-        S::visit(sb, FieldCollector{&pb});
+        // (Attributes are compared on recording's hot path: interning, SharedAttrs.)
+        std::array<const void*, kMaxFields> pb{};
+        size_t n = 0;
+        S::visit(sb, FieldCollector{&pb, &n});
         size_t i = 0;
         S::visit(sa, [&](std::string_view, const auto& fa) {
           using T = std::decay_t<decltype(fa)>;

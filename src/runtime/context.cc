@@ -120,7 +120,7 @@ FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values)
   for (GraphNode* g : w.nodes) {
     Node n;
     n.op = g->op;
-    n.attrs = g->attrs;
+    n.attrs = *g->attrs;
     n.outputs = g->outputs;
     n.debug = g->debug;
     for (const auto& o : g->operands)

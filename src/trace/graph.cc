@@ -35,7 +35,7 @@ GraphNodePtr new_node(A&&... args) {
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
 GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
-                     GraphOutputs&& outputs_, Attrs&& attrs_, const DebugInfo& debug_,
+                     GraphOutputs&& outputs_, SharedAttrs&& attrs_, const DebugInfo& debug_,
                      std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
@@ -108,12 +108,13 @@ const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
   return &f->result_types();
 }
 
-GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const DebugInfo& debug) {
+GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
+                       const DebugInfo& debug) {
   // The shape rule writes into one vector reused across recordings (per thread: function traces
   // may record on any thread); the node keeps its own inline copy.
   thread_local std::vector<TensorType> inferred;
   const std::vector<TensorType>* call_types =
-      op == OpCode::call ? call_result_types(operands, attrs) : nullptr;
+      op == OpCode::call ? call_result_types(operands, *attrs) : nullptr;
   if (!call_types) {
     // The operand types the shape rule reads, side by side (a unary op's is read in place).
     InlineVec<TensorType, 3> types;
@@ -125,11 +126,11 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const
       for (const GraphValue& v : operands) types.push_back(v.type());
       in = {types.data(), types.size()};
     }
-    infer_types(op, in, attrs, inferred);
+    infer_types(op, in, *attrs, inferred);
   }
   const std::vector<TensorType>& outputs = call_types ? *call_types : inferred;
   uint64_t hash =
-      graph_node_hash(op, hash_attrs(attrs), outputs, {operands.data(), operands.size()});
+      graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
   // A call's result types stay its callee's (which the node's attributes keep alive).
@@ -142,7 +143,8 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, Attrs&& attrs, const
 
 }  // namespace
 
-GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug) {
+GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs,
+                          DebugInfo debug) {
   return make_node(op, std::move(operands), std::move(attrs), debug);
 }
 
@@ -170,10 +172,10 @@ bool is_identity(OpCode op, const Attrs& attrs, const TensorType& x) {
 // Record-time folding of chains of one layout op (transpose, reshape, broadcast_in_dim): they
 // only move elements, so the folded op computes the same bits, and a training step records
 // fewer ops (the autodiff rules and the shape ops of the API make such chains all the time).
-// Rewrites `operands` and `attrs` so that the op starts from the chain's start, and returns
-// that value instead when the op then changes nothing. The tape records the op as written,
+// Rewrites `operands` and `shared` (the attributes) so that the op starts from the chain's
+// start, and returns that value instead when the op then changes nothing. The tape records the op as written,
 // so gradients do not see this.
-std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Attrs& attrs) {
+std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, SharedAttrs& shared) {
   GraphValue& x = operands[0];
   const GraphNode& inner = *x.node;
   // Only a node recorded in this trace context (and whose operand is too) is reached into:
@@ -182,34 +184,38 @@ std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Attrs&
       inner.operands[0].node->frame == inner.frame) {
     // The op as written is checked first, so that a bad one fails as it would unfolded.
     thread_local std::vector<TensorType> checked;
-    infer_types(op, {&x.type(), 1}, attrs, checked);
+    infer_types(op, {&x.type(), 1}, *shared, checked);
     if (op == OpCode::transpose) {
+      TransposeAttrs attrs = std::get<TransposeAttrs>(*shared);
       // Result dim j of the outer transpose is dim p2[j] of the inner one's result, which is
       // dim p1[p2[j]] of its operand.
-      IntList& p2 = std::get<TransposeAttrs>(attrs).permutation;
-      const IntList& p1 = std::get<TransposeAttrs>(inner.attrs).permutation;
+      IntList& p2 = attrs.permutation;
+      const IntList& p1 = std::get<TransposeAttrs>(*inner.attrs).permutation;
       IntList composed;
       for (int64_t d : p2) composed.push_back(p1[static_cast<size_t>(d)]);
       p2 = composed;
+      shared = SharedAttrs(std::move(attrs));
     } else if (op == OpCode::broadcast_in_dim) {
+      BroadcastInDimAttrs attrs = std::get<BroadcastInDimAttrs>(*shared);
       // Operand dim i goes to the inner result's dim d1[i], which goes to d2[d1[i]]. A size-1
       // dim stays 1 or is expanded either way; any other size is kept all the way.
-      IntList& d2 = std::get<BroadcastInDimAttrs>(attrs).broadcast_dimensions;
-      const IntList& d1 = std::get<BroadcastInDimAttrs>(inner.attrs).broadcast_dimensions;
+      IntList& d2 = attrs.broadcast_dimensions;
+      const IntList& d1 = std::get<BroadcastInDimAttrs>(*inner.attrs).broadcast_dimensions;
       IntList composed;
       for (int64_t d : d1) composed.push_back(d2[static_cast<size_t>(d)]);
       d2 = composed;
+      shared = SharedAttrs(std::move(attrs));
     }  // reshape: row-major, so only the last one's sizes matter
     GraphValue start = inner.operands[0];  // copied before x (the inner node's owner) changes
     x = std::move(start);
   }
-  if (is_identity(op, attrs, x.type())) return x;
+  if (is_identity(op, *shared, x.type())) return x;
   return std::nullopt;
 }
 
 }  // namespace
 
-GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug) {
+GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugInfo debug) {
   // (A wrong number of operands is left to make_node's check.)
   if ((op == OpCode::transpose || op == OpCode::reshape || op == OpCode::broadcast_in_dim) &&
       operands.size() == 1) {
@@ -223,10 +229,10 @@ GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo de
 
 GraphValue data_leaf(Literal value) {
   // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
-  static const uint64_t kLeafAttrsHash = hash_attrs(ParameterAttrs{0});
-  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrsHash, {&value.type, 1}, {});
+  static const SharedAttrs kLeafAttrs(ParameterAttrs{0});
+  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&value.type, 1}, {});
   GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{value.type},
-                               Attrs(ParameterAttrs{0}), DebugInfo{}, nullptr);
+                               SharedAttrs(kLeafAttrs), DebugInfo{}, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{std::move(node), 0};
 }

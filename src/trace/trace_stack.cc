@@ -18,7 +18,7 @@ GraphNodePtr make_placeholder(const TensorType& type, const std::shared_ptr<Trac
   node->op = OpCode::parameter;
   node->outputs = {type};
   node->attrs = ParameterAttrs{index};
-  node->hash = node_hash(OpCode::parameter, node->attrs, node->outputs, {}, {});
+  node->hash = node_hash(OpCode::parameter, *node->attrs, node->outputs, {}, {});
   node->frame = frame;
   return node;
 }
@@ -174,7 +174,7 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
   for (const GraphNode* g : order) {
     Node n;
     n.op = g->op;
-    n.attrs = g->attrs;
+    n.attrs = *g->attrs;
     n.outputs = g->outputs;
     n.debug = g->debug;
     for (const auto& o : g->operands) n.operands.push_back(ValueRef{index.at(o.node.get()), o.index});

@@ -66,7 +66,7 @@ TEST(Fold, TransposeOfTransposeIsOneTranspose) {
   EXPECT_EQ(n.op, OpCode::transpose);
   EXPECT_EQ(n.operands[0].node.get(), source_of(x));
   // Result dim j is x's dim p1[p2[j]].
-  EXPECT_TRUE(attrs_equal(n.attrs, Attrs(TransposeAttrs{{1, 0, 2}})));
+  EXPECT_TRUE(attrs_equal(*n.attrs, Attrs(TransposeAttrs{{1, 0, 2}})));
   EXPECT_EQ(y.sizes(), (std::vector<int64_t>{3, 2, 4}));
   expect_same_values(x, t1, t2);
 }
@@ -134,7 +134,7 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
   const GraphNode& n = node_of(y);
   EXPECT_EQ(n.op, OpCode::broadcast_in_dim);
   EXPECT_EQ(n.operands[0].node.get(), source_of(x));
-  EXPECT_TRUE(attrs_equal(n.attrs, Attrs(BroadcastInDimAttrs{Shape{2, 3, 4}, {1, 2}})));
+  EXPECT_TRUE(attrs_equal(*n.attrs, Attrs(BroadcastInDimAttrs{Shape{2, 3, 4}, {1, 2}})));
   expect_same_values(x, b1, b2);
   // [3] -> [3,1] (dim 0) -> [2,3,5] (dims 1,2); a scalar through two broadcasts.
   auto c1 = [](const Tensor& v) {
@@ -145,7 +145,7 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
   };
   Tensor v = counting({3});
   EXPECT_TRUE(
-      attrs_equal(node_of(c2(c1(v))).attrs, Attrs(BroadcastInDimAttrs{Shape{2, 3, 5}, {1}})));
+      attrs_equal(*node_of(c2(c1(v))).attrs, Attrs(BroadcastInDimAttrs{Shape{2, 3, 5}, {1}})));
   expect_same_values(v, c1, c2);
   auto s1 = [](const Tensor& s) {
     return prim(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{4}, {}});
@@ -154,7 +154,7 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
     return prim(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{3, 4}, {1}});
   };
   Tensor s = from_vector<float>({2.5f}, {});
-  EXPECT_TRUE(attrs_equal(node_of(s2(s1(s))).attrs, Attrs(BroadcastInDimAttrs{Shape{3, 4}, {}})));
+  EXPECT_TRUE(attrs_equal(*node_of(s2(s1(s))).attrs, Attrs(BroadcastInDimAttrs{Shape{3, 4}, {}})));
   expect_same_values(s, s1, s2);
 }
 
@@ -204,7 +204,7 @@ TEST(Fold, NotIntoAnotherTracesNodes) {
                   TransposeAttrs{{0, 2, 1}});
   EXPECT_EQ(node_of(u).op, OpCode::transpose);
   EXPECT_EQ(node_of(u).operands[0].node, p.impl()->pending().node);
-  EXPECT_TRUE(attrs_equal(node_of(u).attrs, Attrs(TransposeAttrs{{2, 1, 0}})));
+  EXPECT_TRUE(attrs_equal(*node_of(u).attrs, Attrs(TransposeAttrs{{2, 1, 0}})));
 }
 
 TEST(Fold, GradientsAreThoseOfTheOpsAsWritten) {

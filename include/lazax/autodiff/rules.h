@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lazax/ir/op.h"
+#include "lazax/ir/shared_attrs.h"
 #include "lazax/tensor.h"
 
 namespace lazax::autodiff {
@@ -13,10 +14,10 @@ namespace lazax::autodiff {
 // What a rule sees of one application of a primitive.
 struct OpContext {
   OpCode op;
-  const Attrs& attrs;
+  const SharedAttrs& attrs;
   std::span<const Tensor> inputs;   // primal inputs
   std::span<const Tensor> outputs;  // primal outputs
-  template <class A> const A& attr() const { return std::get<A>(attrs); }
+  template <class A> const A& attr() const { return std::get<A>(*attrs); }
 };
 
 // cts: one cotangent per output (undefined = zero). Returns one cotangent per input

@@ -11,6 +11,7 @@
 #include "lazax/core/pool_allocator.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
+#include "lazax/ir/shared_attrs.h"
 #include "lazax/trace/inline_vec.h"
 
 namespace lazax {
@@ -80,13 +81,13 @@ struct GraphNode {
   std::shared_ptr<TraceFrame> frame;
   GraphOutputs outputs;
   GraphOperands operands;
-  Attrs attrs;
+  SharedAttrs attrs;  // (shared with the tape entry, and interned: ir/shared_attrs.h)
   DebugInfo debug;
 
   GraphNode();
   // A recorded op, its parts computed beforehand (constructed in place: nothing written twice).
   GraphNode(OpCode op, uint64_t hash, GraphOperands&& operands, GraphOutputs&& outputs,
-            Attrs&& attrs, const DebugInfo& debug, std::shared_ptr<TraceFrame> frame);
+            SharedAttrs&& attrs, const DebugInfo& debug, std::shared_ptr<TraceFrame> frame);
   ~GraphNode();
   GraphNode(const GraphNode&) = delete;
   GraphNode& operator=(const GraphNode&) = delete;
@@ -98,12 +99,13 @@ inline const TensorType& GraphValue::type() const {
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
 // and returns its node; output i is GraphValue{node, i} (no list is made: a call has tens).
-GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, Attrs attrs, DebugInfo debug = {});
+GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs,
+                          DebugInfo debug = {});
 // The same for an op with one result, folding layout chains as it records (exact): a transpose
 // of a transpose, a reshape of a reshape and a broadcast_in_dim of a broadcast_in_dim become one
 // op, and an op that changes nothing (identity transpose, reshape or broadcast) returns its
 // operand. Only nodes of the current trace context are folded through.
-GraphValue record(OpCode op, GraphOperands&& operands, Attrs attrs = NoAttrs{},
+GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs = {},
                   DebugInfo debug = {});
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);

@@ -14,13 +14,13 @@ using Tensors = std::vector<Tensor>;
 
 // Records `op` on `inputs` with exactly `attrs` (no broadcasting or promotion) and returns its
 // first result (the primitives rules record have one).
-inline Tensor prim(OpCode op, std::initializer_list<Tensor> inputs, Attrs attrs = NoAttrs{}) {
+inline Tensor prim(OpCode op, std::initializer_list<Tensor> inputs, SharedAttrs attrs = {}) {
   SmallVec<const Tensor*, 4> ptrs;
   for (const Tensor& t : inputs) ptrs.push_back(&t);
   return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
                    std::move(attrs));
 }
-inline Tensor prim(OpCode op, const Tensors& inputs, Attrs attrs = NoAttrs{}) {
+inline Tensor prim(OpCode op, const Tensors& inputs, SharedAttrs attrs = {}) {
   SmallVec<const Tensor*, 4> ptrs;
   for (const Tensor& t : inputs) ptrs.push_back(&t);
   return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
