@@ -173,8 +173,8 @@ bool is_identity(OpCode op, const Attrs& attrs, const TensorType& x) {
 // only move elements, so the folded op computes the same bits, and a training step records
 // fewer ops (the autodiff rules and the shape ops of the API make such chains all the time).
 // Rewrites `operands` and `shared` (the attributes) so that the op starts from the chain's
-// start, and returns that value instead when the op then changes nothing. The tape records the op as written,
-// so gradients do not see this.
+// start, and returns that value instead when the op then changes nothing. The tape records the
+// op as written, so gradients do not see this.
 std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, SharedAttrs& shared) {
   GraphValue& x = operands[0];
   const GraphNode& inner = *x.node;
