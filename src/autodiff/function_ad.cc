@@ -273,6 +273,8 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   p.fwd = extract_function(J, f->name() + "_fwd", fwd_in, fwd_out);
   p.bwd = extract_function(J, f->name() + "_bwd", bwd_in, bwd_out);
   p.num_residuals = static_cast<int>(residuals.size());
+  p.fwd_call = CallAttrs{p.fwd};
+  p.bwd_call = CallAttrs{p.bwd};
   std::lock_guard<std::mutex> lock(g_mu);
   return g_vjp_cache.emplace(std::make_pair(f->hash(), wrt), std::move(p)).first->second;
 }

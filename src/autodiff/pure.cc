@@ -205,7 +205,15 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
   res.append_operands(ops, autodiff::saved_values_released_after_rule());
   for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
-  GraphNodePtr node = record_multi(OpCode::call, std::move(ops), CallAttrs{p.bwd});
+  // The residuals and inputs fit p.bwd by construction (the forward call's results and checked
+  // operands): only the cotangents are compared before the call is recorded unchecked.
+  const Function& b = *p.bwd;
+  const size_t first_ct = ops.size() - ct_in.size();
+  bool fits = b.params_well_formed() && static_cast<size_t>(b.num_params()) == ops.size();
+  for (size_t j = 0; fits && j < ct_in.size(); ++j)
+    fits = b.node(static_cast<int32_t>(first_ct + j)).outputs[0] == ct_in[j].impl()->type();
+  GraphNodePtr node = fits ? record_checked_call(std::move(ops), p.bwd_call)
+                           : record_multi(OpCode::call, std::move(ops), p.bwd_call);
   int32_t k = 0;
   for (size_t i = 0; i < per_input.size(); ++i)
     if (p.wrt[i]) per_input[i] = make_pending(GraphValue{node, k++});
@@ -256,7 +264,14 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     saved.resize(n_res + p->bwd_inputs.size());
     for (size_t k = 0; k < p->bwd_inputs.size(); ++k)
       saved[n_res + k] = ops[static_cast<size_t>(p->bwd_inputs[k])];
-    GraphNodePtr node = record_multi(OpCode::call, std::move(ops), CallAttrs{p->fwd});
+    // The operands are compared with p->fwd's parameters on the tensors, whose handles the
+    // signature key has just read, not on their graph nodes (a model's parameters' leaves are
+    // cold by now); a mismatch takes the checked path, whose shape rule reports it.
+    bool fits = p->fwd->takes(inputs.size(), [&](size_t i) -> const TensorType& {
+      return inputs[i].impl()->type();
+    });
+    GraphNodePtr node = fits ? record_checked_call(std::move(ops), p->fwd_call)
+                             : record_multi(OpCode::call, std::move(ops), p->fwd_call);
     std::vector<Tensor> outs;
     outs.reserve(static_cast<size_t>(p->num_outputs));
     for (int32_t k = 0; k < p->num_outputs; ++k) outs.push_back(make_pending(GraphValue{node, k}));

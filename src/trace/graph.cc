@@ -108,13 +108,16 @@ const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
   return &f->result_types();
 }
 
+// `checked_call`: a call whose operands the caller has checked (record_checked_call).
 GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
-                       const DebugInfo& debug) {
+                       const DebugInfo& debug, bool checked_call = false) {
   // The shape rule writes into one vector reused across recordings (per thread: function traces
   // may record on any thread); the node keeps its own inline copy.
   thread_local std::vector<TensorType> inferred;
   const std::vector<TensorType>* call_types =
-      op == OpCode::call ? call_result_types(operands, *attrs) : nullptr;
+      op != OpCode::call ? nullptr
+      : checked_call     ? &std::get<CallAttrs>(*attrs).callee->result_types()
+                         : call_result_types(operands, *attrs);
   if (!call_types) {
     // The operand types the shape rule reads, side by side (a unary op's is read in place).
     InlineVec<TensorType, 3> types;
@@ -146,6 +149,10 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
 GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs,
                           DebugInfo debug) {
   return make_node(op, std::move(operands), std::move(attrs), debug);
+}
+
+GraphNodePtr record_checked_call(GraphOperands&& operands, SharedAttrs attrs) {
+  return make_node(OpCode::call, std::move(operands), std::move(attrs), {}, true);
 }
 
 namespace {

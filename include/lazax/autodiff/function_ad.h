@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lazax/ir/function.h"
+#include "lazax/ir/shared_attrs.h"
 #include "lazax/tensor.h"
 
 namespace lazax::autodiff {
@@ -31,6 +32,8 @@ struct VjpPrograms {
   std::vector<int> bwd_inputs;   // the primal inputs bwd reads, ascending (never residuals)
   std::vector<bool> wrt;         // which inputs get cotangents
   std::vector<bool> ct_outputs;  // which outputs take a cotangent (the floating ones)
+  // CallAttrs{fwd} and CallAttrs{bwd}, made once (assume_pure records them on every call).
+  SharedAttrs fwd_call, bwd_call;
 };
 
 // The VJP split of `f` for differentiation w.r.t. the inputs flagged in `wrt`; built once per

@@ -107,6 +107,10 @@ GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs
 // operand. Only nodes of the current trace context are folded through.
 GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs = {},
                   DebugInfo debug = {});
+// A call (CallAttrs with a callee) whose operands the caller has checked against the callee's
+// parameters, recorded without reading their types again. assume_pure's calls take a model's
+// parameters, whose graph nodes are cold by then; the caller compares the tensors' own types.
+GraphNodePtr record_checked_call(GraphOperands&& operands, SharedAttrs attrs);
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);
 
