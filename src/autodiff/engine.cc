@@ -163,6 +163,12 @@ Tensor zeros_of(const TensorType& like) { return zeros(like.shape.vec(), like.dt
 std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
                                  const std::vector<Tensor>& targets, bool accumulate_leaves,
                                  bool retain_graph, bool create_graph) {
+  // Checked before anything is changed.
+  for (size_t i = 0; i < roots.size() && i < cts.size(); ++i) {
+    if (roots[i].defined() && cts[i].defined() && cts[i].shape() != roots[i].shape())
+      throw ShapeError("[backward] the gradient passed for an output " + roots[i].type_str() +
+                       " is " + cts[i].type_str() + "; pass a gradient of the output's shape");
+  }
   std::unordered_set<Key, KeyHash> target_keys;
   for (const Tensor& t : targets) target_keys.insert(key_of(t));
   TapeWalk walk;

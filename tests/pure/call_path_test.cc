@@ -164,3 +164,27 @@ TEST(NullBackend, ReturnsZerosOfTheResultTypesAndIsNotListed) {
   ctx.set_backend(saved);
   EXPECT_NEAR((x + 1.5).sum().item(), x.sum().item() + 9.0, 1e-5);
 }
+
+// The calls are recorded without the shape rule's check when the caller has compared the types
+// itself (record_checked_call); a gradient of the wrong shape is still a clear error.
+TEST(PureCallPath, CotangentOfTheWrongShapeIsAClearError) {
+  Layer l = make_layer(4, 5);
+  Tensor x = input(4);
+  auto block = assume_pure(layer_fn);
+  Tensor y = block(l, x);
+  try {
+    y.backward(ones({3, 4}));
+    lazax::sync();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("[backward]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("f32[3,4]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("f32[2,4]"), std::string::npos) << msg;
+  }
+  // The right shape works afterwards.
+  Tensor y2 = block(l, x);
+  y2.backward(ones({2, 4}));
+  lazax::sync();
+  EXPECT_EQ(l.w.grad().shape(), Shape({4, 4}));
+}
