@@ -91,7 +91,6 @@ void save_input(GradNode& node, const Tensor& t) {
     e.fn = impl->grad_fn;
     e.index = impl->output_index;
   } else {
-    e.leaf = t.impl_ptr();
     e.leaf_impl = impl;
   }
 }

@@ -43,8 +43,10 @@ struct GradNode {
     // The input is registered in its handle's saved_by (release_saved_inputs need not look at
     // the others' handles: a model's many parameters are not registered).
     bool registered = false;
-    std::weak_ptr<TensorImpl> leaf;  // set when the input is a leaf that requires grad
-    TensorImpl* leaf_impl = nullptr;  // the same, read while `leaf` has not expired (no lock)
+    // Set when the input is a leaf that requires grad. The entry's saved input holds it (a leaf
+    // that requires grad is never rebound: see save_input) until backward releases the entry,
+    // which is then never run again (engine.cc check_saved), so no weak reference is needed.
+    TensorImpl* leaf_impl = nullptr;
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs

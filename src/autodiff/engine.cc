@@ -48,7 +48,7 @@ Key key_of(const Tensor& t) {
 }
 Key key_of(const GradNode::Edge& e) {
   if (e.fn) return {e.fn.get(), e.index};
-  return {e.leaf.expired() ? nullptr : e.leaf_impl, -1};
+  return {e.leaf_impl, -1};
 }
 
 Tensor accumulate(const Tensor& a, const Tensor& b) {
@@ -107,7 +107,7 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
         if (l) break;
         if (e.fn ? (w.seen(e.fn.get()) && e.fn->leads) : false) l = true;
         else if (!targets.empty() && targets.count(key_of(e))) l = true;
-        else if (all && (e.fn || !e.leaf.expired())) l = true;
+        else if (all && (e.fn || e.leaf_impl)) l = true;
       }
       n->leads = l;
       if (l) w.order.push_back(n);
@@ -266,7 +266,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       if (!in_cts[i].defined()) continue;
       if (e.fn) {
         add_ct(Key{e.fn.get(), e.index}, in_cts[i]);
-      } else if (e.leaf_impl && !e.leaf.expired()) {  // (single-threaded: no lock needed)
+      } else if (e.leaf_impl) {
         deliver_leaf(e.leaf_impl, in_cts[i]);
       }
     }
@@ -309,7 +309,7 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     bool any = false;
     for (size_t i = 0; i < n->next.size(); ++i) {
       const auto& e = n->next[i];
-      if (!e.fn && e.leaf.expired()) continue;
+      if (!e.fn && !e.leaf_impl) continue;
       auto t = tan.find(key_of(e));
       if (t != tan.end() && t->second.defined()) {
         in_tans[i] = t->second;
