@@ -56,6 +56,12 @@ Tensor accumulate(const Tensor& a, const Tensor& b) {
   if (!b.defined()) return a;
   return a + b;
 }
+// acc += g, taking g over when acc is empty (a cotangent usually has one user: no handle copies,
+// whose reference counts are atomic).
+void accumulate_into(Tensor& acc, Tensor&& g) {
+  if (!g.defined()) return;
+  acc = acc.defined() ? acc + g : std::move(g);
+}
 
 // The walks of the tape (run_backward, run_forward) number themselves; a node's `walk` says
 // which walk last visited it, its `leads` and `out_cts` are valid for that walk only.
@@ -183,14 +189,14 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   // Cotangents gathered so far: on the node for outputs of visited nodes, in `other` for the
   // rest (leaves that are targets, and targets the walk stopped at).
   std::unordered_map<Key, Tensor, KeyHash> other;
-  auto add_ct = [&](const Key& k, const Tensor& g) {
+  auto add_ct = [&](const Key& k, Tensor&& g) {
     auto* node = static_cast<GradNode*>(const_cast<void*>(k.p));
     if (k.i >= 0 && walk.seen(node)) {
       auto& slots = node->out_cts;
       while (slots.size() <= static_cast<size_t>(k.i)) slots.emplace_back();
-      slots[static_cast<size_t>(k.i)] = accumulate(slots[static_cast<size_t>(k.i)], g);
+      accumulate_into(slots[static_cast<size_t>(k.i)], std::move(g));
     } else if (target_keys.count(k)) {
-      other[k] = accumulate(other[k], g);
+      accumulate_into(other[k], std::move(g));
     }
   };
   auto ct_of = [&](const Key& k) -> Tensor {
@@ -204,19 +210,19 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   };
   // A leaf's grad is a handle of its own: a detached copy of `g`, unless `g` is one already (a
   // result without a tape entry that nothing else holds: most are, and a model has many leaves).
-  auto own_handle = [&](const Tensor& g) {
+  auto own_handle = [&](Tensor g) -> Tensor {
     if (create_graph) return g;
     const TensorImpl* impl = g.impl();
     if (!impl->grad_fn && !impl->requires_grad && g.impl_ptr().use_count() == 1) return g;
     return g.detach();
   };
-  auto deliver_leaf = [&](TensorImpl* leaf, const Tensor& g) {
-    Key k{leaf, -1};
-    if (target_keys.count(k)) other[k] = accumulate(other[k], g);
-    if (accumulate_leaves && leaf->requires_grad) {
-      Tensor cur = leaf->grad;
-      leaf->grad = accumulate(cur, own_handle(g));
+  auto deliver_leaf = [&](TensorImpl* leaf, Tensor&& g) {
+    if (!target_keys.empty()) {
+      Key k{leaf, -1};
+      if (target_keys.count(k)) other[k] = accumulate(other[k], g);
     }
+    if (accumulate_leaves && leaf->requires_grad)
+      accumulate_into(leaf->grad, own_handle(std::move(g)));
   };
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
@@ -229,9 +235,9 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     }
     Key k = key_of(r);
     if (r.impl()->grad_fn || target_keys.count(k)) {
-      add_ct(k, ct);
+      add_ct(k, std::move(ct));
     } else if (r.impl()->requires_grad) {
-      deliver_leaf(r.impl(), ct);
+      deliver_leaf(r.impl(), std::move(ct));
     }
   }
   std::vector<Tensor> out_cts, outs_buf;
@@ -265,9 +271,9 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       const auto& e = n->next[i];
       if (!in_cts[i].defined()) continue;
       if (e.fn) {
-        add_ct(Key{e.fn.get(), e.index}, in_cts[i]);
+        add_ct(Key{e.fn.get(), e.index}, std::move(in_cts[i]));
       } else if (e.leaf_impl) {
-        deliver_leaf(e.leaf_impl, in_cts[i]);
+        deliver_leaf(e.leaf_impl, std::move(in_cts[i]));
       }
     }
   }
