@@ -19,6 +19,7 @@ GradNode::~GradNode() {
   // then the edges hand the previous entries over to be freed one by one.
   release_saved_inputs(*this);
   outputs.clear();
+  deferred.clear();
   out_cts.clear();
   custom.reset();
   ChainRelease<GradNode>::release_links(next,
@@ -95,9 +96,34 @@ void save_input(GradNode& node, const Tensor& t) {
   }
 }
 
+void GradNode::DeferredOutputs::add(size_t i, GraphValue v) {
+  if (values_.size() <= i) values_.resize(i + 1);
+  values_[i] = std::move(v);
+  link();
+}
+
+void GradNode::DeferredOutputs::materialize() {
+  for (size_t i = 0; i < values_.size(); ++i)
+    if (values_[i].defined()) node_.outputs[i] = make_pending(std::move(values_[i]));
+  values_.clear();
+}
+
+std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>& scratch) {
+  if (node.deferred.empty()) return {node.outputs.begin(), node.outputs.size()};
+  scratch.clear();
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    const GraphValue& v = node.deferred.value(i);
+    scratch.push_back(v.defined() ? make_pending(v) : node.outputs[i]);
+  }
+  return scratch;
+}
+
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
                  bool keep_copy) {
-  if (keep_copy) {
+  if (keep_copy && t.impl()->is_pending() && !t.impl()->is_tracer()) {
+    node->deferred.add(node->outputs.size(), t.impl()->pending());
+    node->outputs.emplace_back();
+  } else if (keep_copy) {
     node->outputs.push_back(t.detach());
   } else {
     node->outputs.emplace_back();
@@ -127,8 +153,10 @@ void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* co
   node->next.reserve(inputs.size());
   node->outputs.reserve(outputs.size());
   for (const Tensor* t : inputs) save_input(*node, *t);
+  // (An op whose rules never read its outputs keeps placeholders: ir/op.h kRulesSkipOutputs.)
+  const bool keep = !has_flag(op, kRulesSkipOutputs);
   for (size_t i = 0; i < outputs.size(); ++i)
-    save_output(node, outputs[i], static_cast<int32_t>(i));
+    save_output(node, outputs[i], static_cast<int32_t>(i), keep);
 }
 
 Tensor& Tensor::requires_grad_(bool on) {

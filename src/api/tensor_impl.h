@@ -10,6 +10,7 @@
 #include "lazax/core/error.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/tensor.h"
+#include "lazax/trace/deferred_values.h"
 #include "lazax/trace/inline_vec.h"
 #include "lazax/trace/lazy_value.h"
 
@@ -52,12 +53,38 @@ struct GradNode {
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
   // Saved values, inline for the usual one or two inputs and one output. An input is the
   // caller's handle itself (registered in its saved_by, so that an in-place op on it first
-  // hands this entry a copy of the old value: see rebind_saved); outputs are detached copies
-  // (the output handle points back at this entry), or undefined placeholders for an entry with
-  // custom rules (save_output).
+  // hands this entry a copy of the old value: see rebind_saved). An output is a detached copy
+  // (the output handle points back at this entry), an undefined placeholder for an entry with
+  // custom rules, or undefined with its graph value in `deferred` (save_output, saved_outputs).
   InlineVec<Tensor, 2> inputs;
   InlineVec<Tensor, 1> outputs;
   InlineVec<Tensor, 1> out_cts;
+  // Saved outputs of a lazy-mode entry as graph values, without handles: a handle per output
+  // of every taped op, alive from the forward to the backward, was a large part of the lazy
+  // mode's memory and host time. A rule that reads them gets short-lived handles
+  // (saved_outputs); a sync that comes first gives them handles here, as pending values.
+  class DeferredOutputs final : public DeferredValues {
+   public:
+    explicit DeferredOutputs(GradNode& node) : DeferredValues(Unlinked{}), node_(node) {}
+    // Output i's saved value is `v`.
+    void add(size_t i, GraphValue v);
+    bool empty() const { return values_.empty(); }
+    // Output i's saved value (undefined where there is none).
+    const GraphValue& value(size_t i) const {
+      static const GraphValue kNone;
+      return i < values_.size() ? values_[i] : kNone;
+    }
+    void clear() {
+      unregister();
+      values_.clear();
+    }
+    void materialize() override;
+
+   private:
+    GradNode& node_;
+    InlineVec<GraphValue, 1> values_;  // parallel to node_.outputs
+  };
+  DeferredOutputs deferred{*this};
   // Rules that replace the op's VJP / JVP (custom_vjp, assume_pure, and the identity nodes of
   // the transforms): vjp(cotangents, saved inputs) -> input cotangents. Apart (most entries
   // have none).
@@ -115,11 +142,16 @@ void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* co
 // Appends `t` to `node`'s saved inputs, with the edge its cotangent takes.
 void save_input(GradNode& node, const Tensor& t);
 // Appends `t` to `node`'s saved outputs and makes it output `node`'s output `index` on the tape
-// (floating outputs only: the others carry no gradient). Without `keep_copy` the saved output is
-// an undefined placeholder: an entry with custom rules, which never read its outputs, needs only
+// (floating outputs only: the others carry no gradient). A pending value (not a tracer) is
+// saved as its graph value (GradNode::deferred). Without `keep_copy` the saved output is an
+// undefined placeholder: an entry with custom rules, which never read its outputs, needs only
 // their count (assume_pure's forward would otherwise make a handle per output and step).
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
                  bool keep_copy = true);
+
+// `node`'s saved outputs as handles, for a rule to read: those held as graph values get new
+// handles in `scratch` (freed by the caller after the rule).
+std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>& scratch);
 
 // A handle to a new pending value.
 inline Tensor make_pending(GraphValue v) { return Tensor(make_pooled<TensorImpl>(std::move(v))); }

@@ -130,9 +130,15 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
 // so that rules using them stay differentiable.
 std::span<const Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, bool create_graph,
                                          std::vector<Tensor>& outs) {
-  if (!create_graph) return {n->outputs.begin(), n->outputs.size()};
-  for (size_t i = 0; i < n->outputs.size(); ++i) {
-    Tensor o = n->outputs[i].detach();
+  std::vector<Tensor> saved_buf;
+  std::span<const Tensor> saved = saved_outputs(*n, create_graph ? saved_buf : outs);
+  if (!create_graph) return saved;
+  for (size_t i = 0; i < saved.size(); ++i) {
+    if (!saved[i].defined()) {  // a placeholder (the rule does not read it)
+      outs.emplace_back();
+      continue;
+    }
+    Tensor o = saved[i].detach();
     if (is_floating(o.dtype())) {
       o.impl()->requires_grad = true;
       o.impl()->grad_fn = n;
@@ -281,6 +287,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     for (const auto& n : order) {
       release_saved_inputs(*n);
       n->outputs.clear();
+      n->deferred.clear();
       // Custom rules hold saved values too (assume_pure's residuals): free them now rather
       // than when the tape dies, so that a later sync does not materialize them. A released
       // node is never run again (check_saved throws first).

@@ -7,9 +7,15 @@ DeferredValues* g_head = nullptr;
 DeferredValues* g_tail = nullptr;
 }  // namespace
 
-DeferredValues::DeferredValues() : prev_(g_tail), linked_(true) {
+DeferredValues::DeferredValues() { link(); }
+
+void DeferredValues::link() {
+  if (linked_) return;
+  prev_ = g_tail;
+  next_ = nullptr;
   if (g_tail) g_tail->next_ = this; else g_head = this;
   g_tail = this;
+  linked_ = true;
 }
 
 DeferredValues::~DeferredValues() { unregister(); }

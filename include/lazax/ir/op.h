@@ -19,9 +19,9 @@ namespace lazax {
   X(parameter, ParameterAttrs, 0, kInternal, parameter)                                \
   X(constant, ConstantAttrs, 0, 0, constant)                                           \
   X(iota, IotaAttrs, 0, 0, iota)                                                       \
-  X(add, NoAttrs, 2, kElementwise, binary_numeric)                                     \
-  X(sub, NoAttrs, 2, kElementwise, binary_numeric)                                     \
-  X(mul, NoAttrs, 2, kElementwise, binary_numeric)                                     \
+  X(add, NoAttrs, 2, kElementwise | kRulesSkipOutputs, binary_numeric)                 \
+  X(sub, NoAttrs, 2, kElementwise | kRulesSkipOutputs, binary_numeric)                 \
+  X(mul, NoAttrs, 2, kElementwise | kRulesSkipOutputs, binary_numeric)                 \
   X(div, NoAttrs, 2, kElementwise, binary_numeric)                                     \
   X(neg, NoAttrs, 1, kElementwise, unary_numeric)                                      \
   X(abs, NoAttrs, 1, kElementwise, unary_numeric)                                      \
@@ -45,20 +45,20 @@ namespace lazax {
   X(compare, CompareAttrs, 2, kElementwise, compare)                                   \
   X(select, NoAttrs, 3, kElementwise, select)                                          \
   X(convert, ConvertAttrs, 1, kElementwise, convert)                                   \
-  X(broadcast_in_dim, BroadcastInDimAttrs, 1, kLayout, broadcast_in_dim)               \
-  X(reshape, ReshapeAttrs, 1, kLayout, reshape)                                        \
-  X(transpose, TransposeAttrs, 1, kLayout, transpose)                                  \
+  X(broadcast_in_dim, BroadcastInDimAttrs, 1, kLayout | kRulesSkipOutputs, broadcast_in_dim) \
+  X(reshape, ReshapeAttrs, 1, kLayout | kRulesSkipOutputs, reshape)                    \
+  X(transpose, TransposeAttrs, 1, kLayout | kRulesSkipOutputs, transpose)              \
   X(slice, SliceAttrs, 1, kLayout, slice)                                              \
   X(dynamic_slice, DynamicSliceAttrs, -1, 0, dynamic_slice)                            \
   X(dynamic_update_slice, NoAttrs, -1, 0, dynamic_update_slice)                        \
   X(concatenate, ConcatenateAttrs, -1, kLayout, concatenate)                           \
   X(pad, PadAttrs, 2, kLayout, pad)                                                    \
-  X(reduce_sum, ReduceAttrs, 1, kReduction, reduce)                                    \
+  X(reduce_sum, ReduceAttrs, 1, kReduction | kRulesSkipOutputs, reduce)                \
   X(reduce_max, ReduceAttrs, 1, kReduction, reduce)                                    \
   X(reduce_min, ReduceAttrs, 1, kReduction, reduce)                                    \
   X(reduce_prod, ReduceAttrs, 1, kReduction, reduce)                                   \
   X(argmax, ArgmaxAttrs, 1, kReduction, argmax)                                        \
-  X(dot_general, DotGeneralAttrs, 2, kExpensive, dot_general)                          \
+  X(dot_general, DotGeneralAttrs, 2, kExpensive | kRulesSkipOutputs, dot_general)      \
   X(gather, GatherAttrs, 2, 0, gather)                                                 \
   X(scatter_add, ScatterAttrs, 3, 0, scatter_add)                                      \
   X(cumsum, CumsumAttrs, 1, 0, cumsum)                                                 \
@@ -91,6 +91,10 @@ enum OpFlags : uint32_t {
   kExpensive = 1u << 4,    // never recomputed by remat (matmul)
   kRandom = 1u << 5,       // never recomputed, never folded or CSE'd
   kHasBodies = 1u << 6,    // carries sub-functions
+  // Its VJP and JVP rules (autodiff/rules) never read its outputs, so the tape saves none
+  // (api/autograd_tape.cc record_grad): most ops of a model, each of which would otherwise keep
+  // its output alive as a saved value from the forward to the backward.
+  kRulesSkipOutputs = 1u << 7,
 };
 
 // Computes the output types from the operand types and attributes; throws ShapeError (or

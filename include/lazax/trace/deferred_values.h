@@ -9,6 +9,8 @@ namespace lazax {
 class DeferredValues {
  public:
   DeferredValues();  // registers
+  struct Unlinked {};
+  explicit DeferredValues(Unlinked) {}  // registers later (link())
   virtual ~DeferredValues();
   DeferredValues(const DeferredValues&) = delete;
   DeferredValues& operator=(const DeferredValues&) = delete;
@@ -20,6 +22,8 @@ class DeferredValues {
  protected:
   // Leaves the registry (materialize() will not be called).
   void unregister();
+  // Joins the registry (as the newest) unless already in it.
+  void link();
 
  private:
   friend void materialize_deferred_values();
