@@ -47,9 +47,10 @@ namespace {
 bool is_leaf_requiring_grad(const TensorImpl& impl) { return impl.requires_grad && !impl.grad_fn; }
 }  // namespace
 
-void rebind_saved(TensorImpl& impl) {
+void rebind_saved(const Tensor& t) {
+  TensorImpl& impl = *t.impl();
   if (impl.saved_by.empty()) return;
-  Tensor old = saved_copy(Tensor(std::static_pointer_cast<TensorImpl>(impl.shared_from_this())));
+  Tensor old = saved_copy(t);
   for (const TensorImpl::SavedBy& s : impl.saved_by) {
     s.node->inputs[s.slot] = old;  // (the copy is not registered)
     s.node->next[s.slot].registered = false;

@@ -78,7 +78,7 @@ void sync() { Context::get().sync(SyncCause::explicit_sync); }
 
 GraphValue operand(const Tensor& t, const char* op) {
   checked(t, op);
-  return use_value(*t.impl(), op);
+  return use_value(*t.impl(), ValueOwner(t.impl_ptr()), op);
 }
 
 namespace {
@@ -192,10 +192,10 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
                      self.type_str() +
                      ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
-  rebind_saved(*impl);  // tape entries that saved this handle keep its old value
+  rebind_saved(self);  // tape entries that saved this handle keep its old value
   ++impl->version;
   if (v.is_pending()) {
-    impl->set_pending(v.impl()->pending());
+    impl->set_pending(v.impl()->pending(), ValueOwner(self.impl_ptr()));
   } else {
     impl->set_data(v.impl()->data());
   }

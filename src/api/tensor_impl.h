@@ -121,9 +121,9 @@ class TensorImpl : public LazyValue {
 // `t` does not affect.
 Tensor saved_copy(const Tensor& t);
 
-// Called before an in-place op rebinds `impl`: the tape entries that saved it get a copy of its
+// Called before an in-place op rebinds `t`: the tape entries that saved it get a copy of its
 // current value and place on the tape, so that their backward sees the value they were given.
-void rebind_saved(TensorImpl& impl);
+void rebind_saved(const Tensor& t);
 
 // Drops `node`'s saved inputs (unregistering it from their saved_by lists).
 void release_saved_inputs(GradNode& node);

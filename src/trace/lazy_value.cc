@@ -56,9 +56,9 @@ void LazyValue::unlink() {
   --g_count;
 }
 
-void LazyValue::set_pending(GraphValue v) {
+void LazyValue::set_pending(GraphValue v, const ValueOwner& owner) {
   make_room_for_a_slot();  // (re-appended below): nothing after it throws
-  if (current_frame()) note_rebind(*this);
+  if (current_frame()) note_rebind(*this, owner);
   type_ = v.type();
   pending_ = std::move(v);
   data_.reset();

@@ -27,7 +27,7 @@ void restore(TraceFrame& f) {
   t_suppress_rebind_notes = true;
   for (auto& m : f.mutations) {
     if (m.original_pending.defined()) {
-      m.target->set_pending(m.original_pending);
+      m.target->set_pending(m.original_pending, ValueOwner(m.target));
     } else {
       m.target->set_data(m.original_data);
     }
@@ -86,7 +86,7 @@ void check_not_leaked(const GraphNode& node, const char* op) {
         "(see docs/ERRORS.md#leaked-tracer).");
 }
 
-GraphValue use_value(LazyValue& v, const char* op) {
+GraphValue use_value(LazyValue& v, const ValueOwner& owner, const char* op) {
   GraphValue g = v.graph_value();
   check_not_leaked(*g.node, op);
   const auto& f = current_frame_ptr();
@@ -96,11 +96,11 @@ GraphValue use_value(LazyValue& v, const char* op) {
   if (it != f->capture_index.end()) return GraphValue{f->captures[it->second].placeholder, 0};
   auto node = make_placeholder(g.type(), f, -1);
   f->capture_index[&v] = f->captures.size();
-  f->captures.push_back({v.shared_from_this(), node});
+  f->captures.push_back({owner.get(), node});
   return GraphValue{node, 0};
 }
 
-void note_rebind(LazyValue& v) {
+void note_rebind(LazyValue& v, const ValueOwner& owner) {
   if (t_suppress_rebind_notes) return;
   TraceFrame* f = current_frame();
   if (!f) return;
@@ -113,7 +113,7 @@ void note_rebind(LazyValue& v) {
   if (!outside && !frame_input) return;
   if (f->mutation_index.count(&v)) return;
   f->mutation_index[&v] = f->mutations.size();
-  f->mutations.push_back({v.shared_from_this(), cur, v.data()});
+  f->mutations.push_back({owner.get(), cur, v.data()});
 }
 
 FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& outputs) {

@@ -11,7 +11,28 @@
 
 namespace lazax {
 
-class LazyValue : public std::enable_shared_from_this<LazyValue> {
+class LazyValue;
+
+// How to get a shared_ptr that owns a LazyValue, used only when a function trace must keep the
+// value alive (lifting it as a capture, recording its rebinding). Values are held as
+// shared_ptrs of a derived class (the API's handles), which converting on every use would cost
+// a reference count; nor does LazyValue derive from enable_shared_from_this, whose weak
+// reference would cost atomic operations on every handle made and freed.
+class ValueOwner {
+ public:
+  template <class T>
+  explicit ValueOwner(const std::shared_ptr<T>& p)
+      : p_(&p), get_([](const void* q) -> std::shared_ptr<LazyValue> {
+          return *static_cast<const std::shared_ptr<T>*>(q);
+        }) {}
+  std::shared_ptr<LazyValue> get() const { return get_(p_); }
+
+ private:
+  const void* p_;
+  std::shared_ptr<LazyValue> (*get_)(const void*);
+};
+
+class LazyValue {
  public:
   LazyValue() = default;
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
@@ -29,8 +50,8 @@ class LazyValue : public std::enable_shared_from_this<LazyValue> {
   // node (and a size-limit cut may come in the middle of any op or VJP rule holding a shape).
   const TensorType& type() const { return type_; }
   bool is_pending() const { return pending_.defined(); }
-  // Rebinds to a pending value (registers for the next sync).
-  void set_pending(GraphValue v);
+  // Rebinds to a pending value (registers for the next sync); `owner` owns this value.
+  void set_pending(GraphValue v, const ValueOwner& owner);
   // Rebinds to data (leaves the registry).
   void set_data(Literal data);
   // Whether the value is a tracer of a function trace (open or dead).

@@ -61,10 +61,11 @@ GraphValue add_trace_param(const TensorType& type);
 
 // The value of `v` as an operand in the current context: checks for leaked tracers, lifts
 // outside values into the current frame as implicit inputs.
-GraphValue use_value(LazyValue& v, const char* op);
+// `owner` owns `v` (kept by the frame when lifted).
+GraphValue use_value(LazyValue& v, const ValueOwner& owner, const char* op);
 
 // Called by LazyValue::set_pending: remembers rebinding of outside values inside a trace.
-void note_rebind(LazyValue& v);
+void note_rebind(LazyValue& v, const ValueOwner& owner);
 
 // Builds the traced Function of the frame: explicit params, then captures; results `outputs`
 // (lifted into the frame if they come from outside), then the mutated outside values' new values.
