@@ -59,8 +59,11 @@ void rebind_saved(const Tensor& t) {
 }
 
 void release_saved_inputs(GradNode& node) {
+  bool any_leaf = false;
   for (uint32_t i = 0; i < node.inputs.size(); ++i) {
-    if (!node.next[i].registered) continue;
+    GradNode::Edge& e = node.next[i];
+    any_leaf = any_leaf || e.leaf_impl;
+    if (!e.registered) continue;
     auto& by = node.inputs[i].impl()->saved_by;
     for (size_t k = 0; k < by.size(); ++k) {
       if (by[k].node == &node && by[k].slot == i) {  // swap with the last and drop it
@@ -69,8 +72,18 @@ void release_saved_inputs(GradNode& node) {
         break;
       }
     }
+    e.registered = false;
   }
-  node.inputs.clear();
+  if (!any_leaf) {
+    node.inputs.clear();
+    return;
+  }
+  // The leaves stay, so that the edges' plain pointers to them stay valid: a walk that meets
+  // this released entry later keys them by address (and then reports that the entry was
+  // released), which a new tensor at a freed leaf's address would otherwise match. Holding a
+  // leaf while an entry that read it lives is what PyTorch's graph does too.
+  for (uint32_t i = 0; i < node.inputs.size(); ++i)
+    if (!node.next[i].leaf_impl) node.inputs[i] = Tensor();
 }
 
 void save_input(GradNode& node, const Tensor& t) {

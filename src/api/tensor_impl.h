@@ -44,9 +44,9 @@ struct GradNode {
     // The input is registered in its handle's saved_by (release_saved_inputs need not look at
     // the others' handles: a model's many parameters are not registered).
     bool registered = false;
-    // Set when the input is a leaf that requires grad. The entry's saved input holds it (a leaf
-    // that requires grad is never rebound: see save_input) until backward releases the entry,
-    // which is then never run again (engine.cc check_saved), so no weak reference is needed.
+    // Set when the input is a leaf that requires grad. The entry's saved input holds it as long
+    // as the entry lives (a leaf that requires grad is never rebound: see save_input; releasing
+    // the entry keeps its leaves: release_saved_inputs), so no weak reference is needed.
     TensorImpl* leaf_impl = nullptr;
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
@@ -125,7 +125,8 @@ Tensor saved_copy(const Tensor& t);
 // current value and place on the tape, so that their backward sees the value they were given.
 void rebind_saved(const Tensor& t);
 
-// Drops `node`'s saved inputs (unregistering it from their saved_by lists).
+// Drops `node`'s saved inputs (unregistering it from their saved_by lists), except the leaves
+// that require grad, which its edges point to.
 void release_saved_inputs(GradNode& node);
 
 // Creation order of tape nodes (one counter for every kind of node).
