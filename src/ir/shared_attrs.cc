@@ -36,6 +36,17 @@ std::vector<void*>& registry(std::unique_lock<std::mutex>& lock) {
   return *blocks;
 }
 
+// The tables of threads that have exited, for new threads to take over (so that a program that
+// keeps starting threads does not intern the same values again and again up to the cap).
+struct Orphans {
+  std::mutex m;
+  std::vector<std::pair<std::vector<void*>, size_t>> tables;  // (slots, count)
+};
+Orphans& orphans() {
+  static auto* o = new Orphans;
+  return *o;
+}
+
 }  // namespace
 
 // The interned values of one thread: open addressing on the attributes' hash.
@@ -43,9 +54,33 @@ struct SharedAttrsTable {
   using Block = SharedAttrs::Block;
   std::vector<Block*> slots;  // size a power of two, at most half full
   size_t count = 0;
+  bool adopted = false;  // looked for an exited thread's table to take over
+  // Set when this thread's table is gone (thread exit): a value made later (by another
+  // thread-local's destructor, or a static one after main) gets a block of its own.
+  static inline thread_local bool dead = false;
+
+  ~SharedAttrsTable() {
+    dead = true;
+    if (count == 0) return;
+    std::vector<void*> raw(slots.begin(), slots.end());
+    std::lock_guard<std::mutex> lock(orphans().m);
+    orphans().tables.emplace_back(std::move(raw), count);
+  }
+
+  void adopt() {
+    adopted = true;
+    std::lock_guard<std::mutex> lock(orphans().m);
+    auto& t = orphans().tables;
+    if (t.empty()) return;
+    slots.clear();
+    for (void* p : t.back().first) slots.push_back(static_cast<Block*>(p));
+    count = t.back().second;
+    t.pop_back();
+  }
 
   // The interned block equal to `a`, made if there is none (null when the cap is reached).
   Block* find_or_add(Attrs& a, uint64_t h) {
+    if (!adopted) adopt();
     if (!slots.empty()) {
       const size_t mask = slots.size() - 1;
       for (size_t i = h & mask; slots[i]; i = (i + 1) & mask)
@@ -89,7 +124,7 @@ thread_local SharedAttrsTable t_table;
 SharedAttrs::SharedAttrs(Attrs a) {
   if (std::holds_alternative<NoAttrs>(a)) return;
   const uint64_t h = hash_attrs(a);
-  if (internable(a)) {
+  if (internable(a) && !SharedAttrsTable::dead) {
     if (Block* b = t_table.find_or_add(a, h)) {
       p_ = reinterpret_cast<uintptr_t>(b) | kInterned;
       return;
