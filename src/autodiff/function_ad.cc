@@ -273,8 +273,9 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   p.fwd = extract_function(J, f->name() + "_fwd", fwd_in, fwd_out);
   p.bwd = extract_function(J, f->name() + "_bwd", bwd_in, bwd_out);
   p.num_residuals = static_cast<int>(residuals.size());
-  p.fwd_call = CallAttrs{p.fwd};
-  p.bwd_call = CallAttrs{p.bwd};
+  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
+  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
+  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
   std::lock_guard<std::mutex> lock(g_mu);
   return g_vjp_cache.emplace(std::make_pair(f->hash(), wrt), std::move(p)).first->second;
 }

@@ -135,6 +135,19 @@ SharedAttrs::SharedAttrs(Attrs a) {
   p_ = reinterpret_cast<uintptr_t>(b);
 }
 
+SharedAttrs SharedAttrs::permanent(Attrs a) {
+  SharedAttrs s;
+  if (std::holds_alternative<NoAttrs>(a)) return s;
+  const uint64_t h = hash_attrs(a);
+  auto* b = new Block{h, 0, std::move(a)};
+  {
+    std::unique_lock<std::mutex> lock;
+    registry(lock).push_back(b);
+  }
+  s.p_ = reinterpret_cast<uintptr_t>(b) | kInterned;
+  return s;
+}
+
 void SharedAttrs::destroy(Block* b) {
   b->~Block();
   PoolAllocator<Block>().deallocate(b, 1);

@@ -102,3 +102,23 @@ TEST(SharedAttrs, PastTheCapValuesGetBlocksOfTheirOwn) {
 
 }  // namespace
 }  // namespace lazax
+
+namespace lazax {
+namespace {
+TEST(SharedAttrs, PermanentBlocksAreNeverFreed) {
+  Builder fb("g");
+  ValueRef p = fb.param(TensorType{DType::f32, Shape{3}});
+  FunctionPtr f = fb.build({fb.add(OpCode::exp, {p})});
+  std::weak_ptr<const Function> weak = f;
+  {
+    SharedAttrs a = SharedAttrs::permanent(CallAttrs{f});
+    SharedAttrs b = a;
+    EXPECT_EQ(&*a, &*b);
+    EXPECT_EQ(a.hash(), hash_attrs(Attrs(CallAttrs{f})));
+    EXPECT_EQ(SharedAttrs::permanent(NoAttrs{}).hash(), hash_attrs(NoAttrs{}));
+  }
+  f.reset();
+  EXPECT_FALSE(weak.expired());  // the block (made for a program cached for good) keeps it
+}
+}  // namespace
+}  // namespace lazax

@@ -32,7 +32,8 @@ struct VjpPrograms {
   std::vector<int> bwd_inputs;   // the primal inputs bwd reads, ascending (never residuals)
   std::vector<bool> wrt;         // which inputs get cotangents
   std::vector<bool> ct_outputs;  // which outputs take a cotangent (the floating ones)
-  // CallAttrs{fwd} and CallAttrs{bwd}, made once (assume_pure records them on every call).
+  // CallAttrs{fwd} and CallAttrs{bwd}, made once and permanent (assume_pure records them on
+  // every call).
   SharedAttrs fwd_call, bwd_call;
 };
 

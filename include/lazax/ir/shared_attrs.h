@@ -55,6 +55,10 @@ class SharedAttrs {
 
   // Number of interned blocks made so far, by all threads (for tests and metrics).
   static int64_t interned_count();
+  // A block that is never freed nor counted, outside the intern tables: for attributes made
+  // once per cached program that lives as long as the process (assume_pure's calls), which
+  // are copied on every call (a counted copy is an atomic operation).
+  static SharedAttrs permanent(Attrs a);
 
  private:
   struct Block {
