@@ -91,11 +91,7 @@ struct SharedAttrsTable {
       return nullptr;
     }
     if (2 * (count + 1) > slots.size()) grow();
-    auto* b = new Block{h, 0, std::move(a)};
-    {
-      std::unique_lock<std::mutex> lock;
-      registry(lock).push_back(b);
-    }
+    Block* b = SharedAttrs::new_immortal(std::move(a), h);
     const size_t mask = slots.size() - 1;
     size_t i = h & mask;
     while (slots[i]) i = (i + 1) & mask;
@@ -135,16 +131,18 @@ SharedAttrs::SharedAttrs(Attrs a) {
   p_ = reinterpret_cast<uintptr_t>(b);
 }
 
+SharedAttrs::Block* SharedAttrs::new_immortal(Attrs&& a, uint64_t h) {
+  auto* b = new Block{h, 0, std::move(a)};
+  std::unique_lock<std::mutex> lock;
+  registry(lock).push_back(b);
+  return b;
+}
+
 SharedAttrs SharedAttrs::permanent(Attrs a) {
   SharedAttrs s;
   if (std::holds_alternative<NoAttrs>(a)) return s;
   const uint64_t h = hash_attrs(a);
-  auto* b = new Block{h, 0, std::move(a)};
-  {
-    std::unique_lock<std::mutex> lock;
-    registry(lock).push_back(b);
-  }
-  s.p_ = reinterpret_cast<uintptr_t>(b) | kInterned;
+  s.p_ = reinterpret_cast<uintptr_t>(new_immortal(std::move(a), h)) | kInterned;
   return s;
 }
 

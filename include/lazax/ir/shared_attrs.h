@@ -73,6 +73,8 @@ class SharedAttrs {
   static const Attrs& no_attrs() { return kNone; }
   static uint64_t no_attrs_hash();
   static void destroy(Block* b);
+  // A block never freed (kept reachable for leak checkers).
+  static Block* new_immortal(Attrs&& a, uint64_t h);
   static const Attrs kNone;
   friend struct SharedAttrsTable;
 
