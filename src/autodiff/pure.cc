@@ -254,6 +254,9 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     const autodiff::VjpPrograms* p = e.vjp;
     // The forward call (not taped: its backward is the custom rule below).
     cut_if_too_big();
+    // (A model's parameters' leaf nodes are cold by their layer's turn: fetched together.)
+    for (const Tensor& t : inputs)
+      if (t.defined()) t.impl()->prefetch_leaf();
     GraphOperands ops;
     ops.reserve(inputs.size());
     for (const Tensor& t : inputs) ops.push_back(operand(t, "call"));
