@@ -19,7 +19,7 @@ GradNode::~GradNode() {
   // then the edges hand the previous entries over to be freed one by one.
   release_saved_inputs(*this);
   outputs.clear();
-  deferred.clear();
+  deferred.reset();
   out_cts.clear();
   custom.reset();
   ChainRelease<GradNode>::release_links(next,
@@ -123,10 +123,11 @@ void GradNode::DeferredOutputs::materialize() {
 }
 
 std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>& scratch) {
-  if (node.deferred.empty()) return {node.outputs.begin(), node.outputs.size()};
+  if (!node.deferred || node.deferred->empty())
+    return {node.outputs.begin(), node.outputs.size()};
   scratch.clear();
   for (size_t i = 0; i < node.outputs.size(); ++i) {
-    const GraphValue& v = node.deferred.value(i);
+    const GraphValue& v = node.deferred->value(i);
     scratch.push_back(v.defined() ? make_pending(v) : node.outputs[i]);
   }
   return scratch;
@@ -135,7 +136,8 @@ std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>&
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
                  bool keep_copy) {
   if (keep_copy && t.impl()->is_pending() && !t.impl()->is_tracer()) {
-    node->deferred.add(node->outputs.size(), t.impl()->pending());
+    if (!node->deferred) node->deferred = make_pooled_unique<GradNode::DeferredOutputs>(*node);
+    node->deferred->add(node->outputs.size(), t.impl()->pending());
     node->outputs.emplace_back();
   } else if (keep_copy) {
     node->outputs.push_back(t.detach());

@@ -74,17 +74,14 @@ struct GradNode {
       static const GraphValue kNone;
       return i < values_.size() ? values_[i] : kNone;
     }
-    void clear() {
-      unregister();
-      values_.clear();
-    }
     void materialize() override;
 
    private:
     GradNode& node_;
     InlineVec<GraphValue, 1> values_;  // parallel to node_.outputs
   };
-  DeferredOutputs deferred{*this};
+  // (Apart: most entries save no outputs, kRulesSkipOutputs.)
+  PooledPtr<DeferredOutputs> deferred;
   // Rules that replace the op's VJP / JVP (custom_vjp, assume_pure, and the identity nodes of
   // the transforms): vjp(cotangents, saved inputs) -> input cotangents. Apart (most entries
   // have none).

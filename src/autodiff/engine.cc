@@ -287,7 +287,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     for (const auto& n : order) {
       release_saved_inputs(*n);
       n->outputs.clear();
-      n->deferred.clear();
+      n->deferred.reset();
       // Custom rules hold saved values too (assume_pure's residuals): free them now rather
       // than when the tape dies, so that a later sync does not materialize them. A released
       // node is never run again (check_saved throws first).
