@@ -16,6 +16,16 @@ namespace lazax {
 
 namespace detail {
 
+// Frees a block of `bytes` bytes from ::operator new (sized where the compiler has sized
+// deallocation: clang does not by default, as in the fuzzing build).
+inline void delete_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
+#if defined(__cpp_sized_deallocation)
+  ::operator delete(p, bytes);
+#else
+  ::operator delete(p);
+#endif
+}
+
 // Under AddressSanitizer the pool hands every block back to the system allocator, so that a use
 // after free is reported rather than hidden by a recycled block.
 #if defined(__SANITIZE_ADDRESS__)
@@ -39,7 +49,7 @@ struct FreeBlocks {
   static inline thread_local bool dead = false;  // this thread's list is gone (thread exit)
   ~FreeBlocks() {
     dead = true;
-    for (void* b : blocks) ::operator delete(b, sizeof(T));
+    for (void* b : blocks) delete_block(b, sizeof(T));
   }
 };
 template <class T>
@@ -68,7 +78,7 @@ struct FreeByteBlocks {
   ~FreeByteBlocks() {
     dead = true;
     for (size_t c = 0; c < kByteClasses; ++c)
-      for (void* b : blocks[c]) ::operator delete(b, byte_class_size(c));
+      for (void* b : blocks[c]) delete_block(b, byte_class_size(c));
   }
 };
 inline thread_local FreeByteBlocks t_free_bytes;
@@ -99,7 +109,7 @@ inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
 inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept {
   size_t c = detail::byte_class(bytes);
   if (c == detail::kByteClasses) {
-    ::operator delete(p, bytes);
+    detail::delete_block(p, bytes);
     return;
   }
   size_t usable = detail::byte_class_size(c);
@@ -115,7 +125,7 @@ inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept {
       }
     }
   }
-  ::operator delete(p, usable);
+  detail::delete_block(p, usable);
 }
 
 template <class T>
@@ -150,7 +160,7 @@ struct PoolAllocator {
       } catch (...) {  // no memory for the list's growth: the block goes back instead
       }
     }
-    ::operator delete(p, n * sizeof(T));
+    detail::delete_block(p, n * sizeof(T));
   }
   friend bool operator==(const PoolAllocator&, const PoolAllocator&) { return true; }
 };
