@@ -14,6 +14,11 @@ std::atomic<uint64_t> g_sequence{0};
 
 uint64_t next_grad_sequence() { return g_sequence.fetch_add(1); }
 
+uint64_t next_leaf_id() {
+  static std::atomic<uint64_t> ids{0};
+  return ids.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 GradNode::~GradNode() {
   // The saved values go first (their grad_fn references point at the nodes the edges hold too),
   // then the edges hand the previous entries over to be freed one by one.
@@ -59,10 +64,8 @@ void rebind_saved(const Tensor& t) {
 }
 
 void release_saved_inputs(GradNode& node) {
-  bool any_leaf = false;
   for (uint32_t i = 0; i < node.inputs.size(); ++i) {
     GradNode::Edge& e = node.next[i];
-    any_leaf = any_leaf || e.leaf_impl;
     if (!e.registered) continue;
     auto& by = node.inputs[i].impl()->saved_by;
     for (size_t k = 0; k < by.size(); ++k) {
@@ -74,16 +77,7 @@ void release_saved_inputs(GradNode& node) {
     }
     e.registered = false;
   }
-  if (!any_leaf) {
-    node.inputs.clear();
-    return;
-  }
-  // The leaves stay, so that the edges' plain pointers to them stay valid: a walk that meets
-  // this released entry later keys them by address (and then reports that the entry was
-  // released), which a new tensor at a freed leaf's address would otherwise match. Holding a
-  // leaf while an entry that read it lives is what PyTorch's graph does too.
-  for (uint32_t i = 0; i < node.inputs.size(); ++i)
-    if (!node.next[i].leaf_impl) node.inputs[i] = Tensor();
+  node.inputs.clear();
 }
 
 void save_input(GradNode& node, const Tensor& t) {
@@ -107,6 +101,7 @@ void save_input(GradNode& node, const Tensor& t) {
     e.index = impl->output_index;
   } else {
     e.leaf_impl = impl;
+    e.leaf_id = leaf_id_of(*impl);
   }
 }
 

@@ -44,10 +44,13 @@ struct GradNode {
     // The input is registered in its handle's saved_by (release_saved_inputs need not look at
     // the others' handles: a model's many parameters are not registered).
     bool registered = false;
-    // Set when the input is a leaf that requires grad. The entry's saved input holds it as long
-    // as the entry lives (a leaf that requires grad is never rebound: see save_input; releasing
-    // the entry keeps its leaves: release_saved_inputs), so no weak reference is needed.
+    // Set when the input is a leaf that requires grad: the leaf, and its id (leaf_id_of). The
+    // entry's saved input holds the leaf until backward releases the entry (a leaf that
+    // requires grad is never rebound: see save_input), which then never runs again and is
+    // keyed by the id only (a freed leaf's address may be taken by a new handle), so no weak
+    // reference is needed.
     TensorImpl* leaf_impl = nullptr;
+    uint64_t leaf_id = 0;
     uint64_t version = 0;            // the input's version when saved (checked for leaves)
   };
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
@@ -104,6 +107,7 @@ class TensorImpl : public LazyValue {
   int32_t output_index = 0;
   Tensor grad;  // accumulated by backward() for leaves that require grad
   uint64_t version = 0;  // bumped by every in-place op
+  uint64_t leaf_id = 0;  // 0 until leaf_id_of gives it one
   // The tape entries holding this handle as a saved input (entry, input slot). Saving the
   // handle itself instead of a copy spares a handle per saved input on recording's hot path;
   // an in-place op gives these entries a copy of the old value first (rebind_saved).
@@ -122,9 +126,16 @@ Tensor saved_copy(const Tensor& t);
 // current value and place on the tape, so that their backward sees the value they were given.
 void rebind_saved(const Tensor& t);
 
-// Drops `node`'s saved inputs (unregistering it from their saved_by lists), except the leaves
-// that require grad, which its edges point to.
+// Drops `node`'s saved inputs (unregistering it from their saved_by lists).
 void release_saved_inputs(GradNode& node);
+
+// The id naming `impl` as a leaf of the tape, given on first use and never reused (the tape's
+// walks key leaves by it rather than by address).
+uint64_t next_leaf_id();
+inline uint64_t leaf_id_of(TensorImpl& impl) {
+  if (impl.leaf_id == 0) impl.leaf_id = next_leaf_id();
+  return impl.leaf_id;
+}
 
 // Creation order of tape nodes (one counter for every kind of node).
 uint64_t next_grad_sequence();

@@ -30,11 +30,14 @@ class ReleasedAfterRule {
   bool previous_;
 };
 
+// A node's output (p = the node, i >= 0) or a leaf (p = its leaf id, i = -1: ids are never
+// reused, while a freed leaf's address may be, and a released entry still names its leaves).
 struct Key {
   const void* p;
   int32_t i;
   bool operator==(const Key&) const = default;
 };
+Key leaf_key(uint64_t id) { return {reinterpret_cast<const void*>(static_cast<uintptr_t>(id)), -1}; }
 struct KeyHash {
   size_t operator()(const Key& k) const {
     return std::hash<const void*>()(k.p) * 31 + static_cast<size_t>(k.i);
@@ -44,11 +47,11 @@ struct KeyHash {
 Key key_of(const Tensor& t) {
   TensorImpl* impl = t.impl();
   if (impl->grad_fn) return {impl->grad_fn.get(), impl->output_index};
-  return {impl, -1};
+  return leaf_key(leaf_id_of(*impl));
 }
 Key key_of(const GradNode::Edge& e) {
   if (e.fn) return {e.fn.get(), e.index};
-  return {e.leaf_impl, -1};
+  return leaf_key(e.leaf_id);
 }
 
 Tensor accumulate(const Tensor& a, const Tensor& b) {
@@ -224,7 +227,7 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   };
   auto deliver_leaf = [&](TensorImpl* leaf, Tensor&& g) {
     if (!target_keys.empty()) {
-      Key k{leaf, -1};
+      Key k = leaf_key(leaf_id_of(*leaf));
       if (target_keys.count(k)) other[k] = accumulate(other[k], g);
     }
     if (accumulate_leaves && leaf->requires_grad)

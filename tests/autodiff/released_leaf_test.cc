@@ -1,7 +1,8 @@
 // A tape entry's edges point to its leaves by plain pointer; a released entry (after backward)
-// keeps its leaves, so that a new tensor made at a freed leaf's address is never taken for that
-// leaf by the tape walks' key lookup (grad and jvp of a function that reads such an entry's
-// output must give the right result, not "backward through the graph a second time").
+// drops its leaves, and the walks key leaves by id, so that a new tensor made at a freed leaf's
+// address is never taken for that leaf (grad and jvp of a function that reads such an entry's
+// output must give the right result, not "backward through the graph a second time"); and the
+// leaf is freed when nothing else holds it, even with create_graph (no reference cycle).
 #include "test_util.h"
 
 using namespace lazax;
@@ -59,6 +60,29 @@ TEST(ReleasedEntryLeaf, JvpThroughAReleasedEntryWhoseLeafAddressWasReused) {
       ++hits;
     }
   }
+}
+
+TEST(ReleasedEntryLeaf, CreateGraphWithoutRetainFreesTheLeaf) {
+  // x.grad's tape reaches the released exp entry (create_graph re-attaches its saved output to
+  // it): if that entry held x, x -> grad -> tape -> entry -> x would never be freed.
+  std::weak_ptr<TensorImpl> alive;
+  {
+    Tensor x = rnd({3}, 1).detach();
+    x.requires_grad_();
+    alive = x.impl_ptr();
+    Tensor y = exp(x).sum();
+    y.backward(Tensor(), /*retain_graph=*/false, /*create_graph=*/true);
+    ASSERT_TRUE(x.grad().defined());
+    EXPECT_TRUE(x.grad().requires_grad());
+  }
+  EXPECT_TRUE(alive.expired());
+}
+
+TEST(ReleasedEntryLeaf, BackwardTwiceStillSaysSo) {
+  Tensor w = rnd({3}, 2).detach().requires_grad_();
+  Tensor loss = (w * w).sum();
+  loss.backward();
+  EXPECT_THROW(loss.backward(), ValueError);
 }
 
 }  // namespace
