@@ -129,12 +129,12 @@ std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>&
 }
 
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
-                 bool keep_copy) {
-  if (keep_copy && t.impl()->is_pending() && !t.impl()->is_tracer()) {
+                 bool keep) {
+  if (keep && t.impl()->is_pending() && !t.impl()->is_tracer()) {
     if (!node->deferred) node->deferred = make_pooled_unique<GradNode::DeferredOutputs>(*node);
     node->deferred->add(node->outputs.size(), t.impl()->pending());
     node->outputs.emplace_back();
-  } else if (keep_copy) {
+  } else if (keep) {
     node->outputs.push_back(t.detach());
   } else {
     node->outputs.emplace_back();

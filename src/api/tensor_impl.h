@@ -152,11 +152,12 @@ void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* co
 void save_input(GradNode& node, const Tensor& t);
 // Appends `t` to `node`'s saved outputs and makes it output `node`'s output `index` on the tape
 // (floating outputs only: the others carry no gradient). A pending value (not a tracer) is
-// saved as its graph value (GradNode::deferred). Without `keep_copy` the saved output is an
-// undefined placeholder: an entry with custom rules, which never read its outputs, needs only
-// their count (assume_pure's forward would otherwise make a handle per output and step).
+// saved as its graph value (GradNode::deferred). Without `keep` the saved output is an
+// undefined placeholder, for entries whose rules never read their outputs and need only their
+// count: custom rules (assume_pure's forward would otherwise keep a value per output and step)
+// and ops flagged kRulesSkipOutputs.
 void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
-                 bool keep_copy = true);
+                 bool keep = true);
 
 // `node`'s saved outputs as handles, for a rule to read: those held as graph values get new
 // handles in `scratch` (freed by the caller after the rule).

@@ -37,7 +37,9 @@ struct Key {
   int32_t i;
   bool operator==(const Key&) const = default;
 };
-Key leaf_key(uint64_t id) { return {reinterpret_cast<const void*>(static_cast<uintptr_t>(id)), -1}; }
+Key leaf_key(uint64_t id) {
+  return {reinterpret_cast<const void*>(static_cast<uintptr_t>(id)), -1};
+}
 struct KeyHash {
   size_t operator()(const Key& k) const {
     return std::hash<const void*>()(k.p) * 31 + static_cast<size_t>(k.i);
@@ -124,7 +126,8 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
     }
   };
   for (const Tensor& r : roots)
-    if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r))) visit_root(r.impl()->grad_fn);
+    if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r)))
+      visit_root(r.impl()->grad_fn);
   std::sort(w.order.begin(), w.order.end(),
             [](const auto& a, const auto& b) { return a->sequence < b->sequence; });
 }
@@ -370,7 +373,7 @@ Tensor transform_input(const Tensor& p) {
       [](const std::vector<Tensor>& ts) { return ts; }});
   node->sequence = next_grad_sequence();
   save_input(*node, p);
-  save_output(node, x, 0, /*keep_copy=*/false);
+  save_output(node, x, 0, /*keep=*/false);
   return x;
 }
 

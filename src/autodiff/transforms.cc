@@ -147,7 +147,7 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
   node->outputs.reserve(fresh.size());
   for (const Tensor& t : inputs) save_input(*node, t);
   for (size_t i = 0; i < fresh.size(); ++i)
-    save_output(node, fresh[i], static_cast<int32_t>(i), /*keep_copy=*/false);
+    save_output(node, fresh[i], static_cast<int32_t>(i), /*keep=*/false);
   return fresh;
 }
 

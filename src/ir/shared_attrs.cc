@@ -122,7 +122,7 @@ SharedAttrs::SharedAttrs(Attrs a) {
   const uint64_t h = hash_attrs(a);
   if (internable(a) && !SharedAttrsTable::dead) {
     if (Block* b = t_table.find_or_add(a, h)) {
-      p_ = reinterpret_cast<uintptr_t>(b) | kInterned;
+      p_ = reinterpret_cast<uintptr_t>(b) | kImmortal;
       return;
     }
   }
@@ -142,7 +142,7 @@ SharedAttrs SharedAttrs::permanent(Attrs a) {
   SharedAttrs s;
   if (std::holds_alternative<NoAttrs>(a)) return s;
   const uint64_t h = hash_attrs(a);
-  s.p_ = reinterpret_cast<uintptr_t>(new_immortal(std::move(a), h)) | kInterned;
+  s.p_ = reinterpret_cast<uintptr_t>(new_immortal(std::move(a), h)) | kImmortal;
   return s;
 }
 

@@ -193,25 +193,21 @@ std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Shared
     thread_local std::vector<TensorType> checked;
     infer_types(op, {&x.type(), 1}, *shared, checked);
     if (op == OpCode::transpose) {
-      TransposeAttrs attrs = std::get<TransposeAttrs>(*shared);
       // Result dim j of the outer transpose is dim p2[j] of the inner one's result, which is
       // dim p1[p2[j]] of its operand.
-      IntList& p2 = attrs.permutation;
+      const IntList& p2 = std::get<TransposeAttrs>(*shared).permutation;
       const IntList& p1 = std::get<TransposeAttrs>(*inner.attrs).permutation;
       IntList composed;
       for (int64_t d : p2) composed.push_back(p1[static_cast<size_t>(d)]);
-      p2 = composed;
-      shared = SharedAttrs(std::move(attrs));
+      shared = TransposeAttrs{composed};
     } else if (op == OpCode::broadcast_in_dim) {
-      BroadcastInDimAttrs attrs = std::get<BroadcastInDimAttrs>(*shared);
       // Operand dim i goes to the inner result's dim d1[i], which goes to d2[d1[i]]. A size-1
       // dim stays 1 or is expanded either way; any other size is kept all the way.
-      IntList& d2 = attrs.broadcast_dimensions;
+      const auto& outer = std::get<BroadcastInDimAttrs>(*shared);
       const IntList& d1 = std::get<BroadcastInDimAttrs>(*inner.attrs).broadcast_dimensions;
       IntList composed;
-      for (int64_t d : d1) composed.push_back(d2[static_cast<size_t>(d)]);
-      d2 = composed;
-      shared = SharedAttrs(std::move(attrs));
+      for (int64_t d : d1) composed.push_back(outer.broadcast_dimensions[static_cast<size_t>(d)]);
+      shared = BroadcastInDimAttrs{outer.shape, composed};  // (made before `outer` is released)
     }  // reshape: row-major, so only the last one's sizes matter
     GraphValue start = inner.operands[0];  // copied before x (the inner node's owner) changes
     x = std::move(start);

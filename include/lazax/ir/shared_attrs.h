@@ -50,8 +50,8 @@ class SharedAttrs {
   const Attrs* operator->() const { return &get(); }
   // hash_attrs(get()), computed once when the block was made.
   uint64_t hash() const { return p_ ? block()->hash : no_attrs_hash(); }
-  // Whether the value is interned (for tests).
-  bool interned() const { return (p_ & kInterned) != 0; }
+  // Whether the block is immortal, never counted nor freed: interned, or permanent (for tests).
+  bool interned() const { return (p_ & kImmortal) != 0; }
 
   // Number of interned blocks made so far, by all threads (for tests and metrics).
   static int64_t interned_count();
@@ -63,11 +63,11 @@ class SharedAttrs {
  private:
   struct Block {
     uint64_t hash = 0;
-    int32_t refs = 1;  // atomic (std::atomic_ref); unused for an interned block
+    int32_t refs = 1;  // atomic (__atomic builtins); unused for an immortal block
     Attrs value;
   };
-  static constexpr uintptr_t kInterned = 1;
-  Block* block() const { return reinterpret_cast<Block*>(p_ & ~kInterned); }
+  static constexpr uintptr_t kImmortal = 1;
+  Block* block() const { return reinterpret_cast<Block*>(p_ & ~kImmortal); }
   void retain() const;
   void release();
   static const Attrs& no_attrs() { return kNone; }
@@ -78,15 +78,15 @@ class SharedAttrs {
   static const Attrs kNone;
   friend struct SharedAttrsTable;
 
-  uintptr_t p_ = 0;  // Block*, its low bit set when interned
+  uintptr_t p_ = 0;  // Block*, its low bit set when immortal
 };
 
 inline void SharedAttrs::retain() const {
-  if (p_ && !(p_ & kInterned)) __atomic_add_fetch(&block()->refs, 1, __ATOMIC_RELAXED);
+  if (p_ && !(p_ & kImmortal)) __atomic_add_fetch(&block()->refs, 1, __ATOMIC_RELAXED);
 }
 
 inline void SharedAttrs::release() {
-  if (p_ && !(p_ & kInterned) && __atomic_sub_fetch(&block()->refs, 1, __ATOMIC_ACQ_REL) == 0)
+  if (p_ && !(p_ & kImmortal) && __atomic_sub_fetch(&block()->refs, 1, __ATOMIC_ACQ_REL) == 0)
     destroy(block());
   p_ = 0;
 }
