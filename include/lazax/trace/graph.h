@@ -65,23 +65,24 @@ class GraphOutputs {
   InlineVec<TensorType, 1> own_;
 };
 
-// The fields read of every operand come first, in the cache line of the node's reference count
-// (which taking a reference touches anyway): the walk at sync reads only these of a data leaf,
-// recording a call with leaf operands these and their type.
+// The fields the walk at sync reads of every node come first, in the cache line of the node's
+// reference count (which taking a reference touches anyway), and its operands right after them:
+// the walk reads no other line of a node, and recording a call with leaf operands reads only
+// these and the leaves' types. What only the teardown reads follows.
 struct GraphNode {
   OpCode op = OpCode::constant;
   // Scratch used by the graph walk at sync (single-threaded lazy trace).
   int32_t topo_index = -1;
   uint64_t visit_epoch = 0;
   uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
+  GraphOperands operands;
+  SharedAttrs attrs;  // (shared with the tape entry, and interned: ir/shared_attrs.h)
   // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
   // the many nodes that hold no data do not pay for.
   PooledPtr<Literal> data;
   // The function trace this node was recorded in; null in lazy mode (checked on every use).
   std::shared_ptr<TraceFrame> frame;
   GraphOutputs outputs;
-  GraphOperands operands;
-  SharedAttrs attrs;  // (shared with the tape entry, and interned: ir/shared_attrs.h)
   DebugInfo debug;
 
   GraphNode();
