@@ -111,8 +111,7 @@ uint64_t walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
 }
 
 int32_t function_index(const GraphNode* n, size_t num_leaves) {
-  return n->topo_index < 0 ? -n->topo_index - 1
-                           : static_cast<int32_t>(num_leaves) + n->topo_index;
+  return n->topo_index < 0 ? -n->topo_index - 1 : static_cast<int32_t>(num_leaves) + n->topo_index;
 }
 
 FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values) {
@@ -143,9 +142,9 @@ FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values)
 // (they are not lazy values: they have no data to compute with).
 std::vector<LazyValue*> values_to_sync() {
   std::vector<LazyValue*> values = pending_values();
-  values.erase(std::remove_if(values.begin(), values.end(),
-                              [](LazyValue* v) { return v->is_tracer(); }),
-               values.end());
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](LazyValue* v) { return v->is_tracer(); }),
+      values.end());
   return values;
 }
 

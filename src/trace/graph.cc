@@ -1,5 +1,6 @@
 #include "lazax/trace/graph.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <new>
@@ -34,8 +35,8 @@ GraphNodePtr new_node(A&&... args) {
 }  // namespace
 
 GraphNode::GraphNode() { g_live_nodes.fetch_add(1, std::memory_order_relaxed); }
-GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_,
-                     GraphOutputs&& outputs_, SharedAttrs&& attrs_, const DebugInfo& debug_,
+GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_, GraphOutputs&& outputs_,
+                     SharedAttrs&& attrs_, const DebugInfo& debug_,
                      std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
@@ -50,10 +51,24 @@ GraphNode::~GraphNode() {
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
   // Each operand's reference count is written next, likely a cache miss (a freed graph is
   // cold): they are fetched together. (allocate_shared's count sits just before the node.)
-  for (const GraphValue& v : operands) __builtin_prefetch(reinterpret_cast<const char*>(v.node.get()) - 16, 1);
+  for (const GraphValue& v : operands)
+    __builtin_prefetch(reinterpret_cast<const char*>(v.node.get()) - 16, 1);
   // Long chains are freed iteratively (core/chain_release.h), not by nested destructors.
   ChainRelease<GraphNode>::release_links(operands,
                                          [](GraphValue& v) -> GraphNodePtr& { return v.node; });
+}
+
+GraphOutputs::GraphOutputs(std::span<const TensorType> ts)
+    : size_(static_cast<uint32_t>(ts.size())) {
+  if (ts.size() == 1) {
+    data_ = &intern_type(ts[0]);
+    kind_ = Kind::interned;
+  } else if (!ts.empty()) {
+    auto* own = new TensorType[ts.size()];
+    std::copy(ts.begin(), ts.end(), own);
+    data_ = own;
+    kind_ = Kind::owned;
+  }
 }
 
 int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed); }
@@ -104,9 +119,8 @@ const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
                                                  const Attrs& attrs) {
   const auto* a = std::get_if<CallAttrs>(&attrs);
   const Function* f = a ? a->callee.get() : nullptr;
-  if (!f || !f->takes(operands.size(), [&](size_t i) -> const TensorType& {
-        return operands[i].type();
-      }))
+  if (!f ||
+      !f->takes(operands.size(), [&](size_t i) -> const TensorType& { return operands[i].type(); }))
     return nullptr;
   return &f->result_types();
 }
@@ -135,8 +149,7 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
     infer_types(op, in, *attrs, inferred);
   }
   const std::vector<TensorType>& outputs = call_types ? *call_types : inferred;
-  uint64_t hash =
-      graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
+  uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
   // A call's result types stay its callee's (which the node's attributes keep alive).
@@ -149,8 +162,7 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
 
 }  // namespace
 
-GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs,
-                          DebugInfo debug) {
+GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugInfo debug) {
   return make_node(op, std::move(operands), std::move(attrs), debug);
 }
 

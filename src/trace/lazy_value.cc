@@ -26,6 +26,11 @@ void make_room_for_a_slot() {
 
 LazyValue::~LazyValue() { unlink(); }
 
+const TensorType& LazyValue::default_type() {
+  static const TensorType& t = intern_type(TensorType{});
+  return t;
+}
+
 const Literal& LazyValue::empty_literal() {
   static const Literal empty;
   return empty;
@@ -59,7 +64,7 @@ void LazyValue::unlink() {
 void LazyValue::set_pending(GraphValue v, const ValueOwner& owner) {
   make_room_for_a_slot();  // (re-appended below): nothing after it throws
   if (current_frame()) note_rebind(*this, owner);
-  type_ = v.type();
+  type_ = &v.interned_type();
   pending_ = std::move(v);
   data_.reset();
   // The leaf of the old data stays if a graph reads it (which keeps it alive anyway): set_data
@@ -75,9 +80,10 @@ void LazyValue::set_data(Literal data) {
   // step. When nothing but this value holds its leaf any more (no pending graph, trace or
   // tape reads it), the leaf takes the new data in place: a data leaf is hashed by type only,
   // so the same node stands for the new data exactly as a new one would.
-  if (leaf_ && !(leaf_.use_count() == 1 && leaf_->outputs[0] == data.type)) leaf_.reset();
+  const TensorType& type = intern_type(data.type);
+  if (leaf_ && !(leaf_.use_count() == 1 && &leaf_->outputs[0] == &type)) leaf_.reset();
   if (leaf_) *leaf_->data = data;
-  type_ = data.type;
+  type_ = &type;
   data_ = make_pooled_unique<Literal>(std::move(data));
   unlink();
 }

@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "lazax/core/interned_type.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
@@ -26,43 +28,69 @@ struct GraphValue {
   int32_t index = 0;
   bool defined() const { return node != nullptr; }
   const TensorType& type() const;
+  // The type as interned (core/interned_type.h): valid after the node is gone.
+  const TensorType& interned_type() const;
 };
 
 // A node's operands (inline up to three, as for select).
 using GraphOperands = InlineVec<GraphValue, 3>;
 
-// A node's output types: its own (inline for one), or a call's, borrowed from its callee (the
-// node's CallAttrs keeps the callee alive): a call has tens of results (assume_pure's forward
-// and backward), which would otherwise be copied and freed on every step.
+// A node's output types. One (the usual case) is interned (core/interned_type.h): the node
+// holds a pointer to the process's one copy of it, which a tensor handle of the value shares.
+// A call's are borrowed from its callee (the node's CallAttrs keeps the callee alive): a call
+// has tens of results (assume_pure's forward and backward), which would otherwise be copied and
+// freed on every step. Other lists of several are the node's own.
 class GraphOutputs {
  public:
   GraphOutputs() = default;
-  GraphOutputs(std::initializer_list<TensorType> ts) : own_(ts) {}
-  explicit GraphOutputs(std::span<const TensorType> ts) : own_(ts.begin(), ts.end()) {}
+  GraphOutputs(std::initializer_list<TensorType> ts)
+      : GraphOutputs(std::span<const TensorType>(ts.begin(), ts.size())) {}
+  explicit GraphOutputs(std::span<const TensorType> ts);
   static GraphOutputs borrowed(std::span<const TensorType> ts) {
     GraphOutputs o;
-    o.borrowed_ = ts.data();
-    o.n_borrowed_ = ts.size();
+    o.data_ = ts.data();
+    o.size_ = static_cast<uint32_t>(ts.size());
+    o.kind_ = Kind::borrowed;
     return o;
   }
   GraphOutputs(const GraphOutputs&) = delete;  // (a borrowed view must not outlive its node)
   GraphOutputs& operator=(const GraphOutputs&) = delete;
-  GraphOutputs(GraphOutputs&&) = default;
-  GraphOutputs& operator=(GraphOutputs&&) = default;
+  GraphOutputs(GraphOutputs&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        kind_(std::exchange(o.kind_, Kind::none)) {}
+  GraphOutputs& operator=(GraphOutputs&& o) noexcept {
+    if (this != &o) {
+      free();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      kind_ = std::exchange(o.kind_, Kind::none);
+    }
+    return *this;
+  }
+  ~GraphOutputs() { free(); }
 
-  const TensorType* data() const { return borrowed_ ? borrowed_ : own_.data(); }
-  size_t size() const { return borrowed_ ? n_borrowed_ : own_.size(); }
-  bool empty() const { return size() == 0; }
-  const TensorType& operator[](size_t i) const { return data()[i]; }
-  const TensorType* begin() const { return data(); }
-  const TensorType* end() const { return data() + size(); }
-  operator std::span<const TensorType>() const { return {data(), size()}; }
+  const TensorType* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TensorType& operator[](size_t i) const { return data_[i]; }
+  const TensorType* begin() const { return data_; }
+  const TensorType* end() const { return data_ + size_; }
+  operator std::span<const TensorType>() const { return {data_, size_}; }
   operator std::vector<TensorType>() const { return {begin(), end()}; }
+  // Output i's type as interned (what a handle of the value keeps).
+  const TensorType& interned(size_t i) const {
+    return kind_ == Kind::interned ? *data_ : intern_type(data_[i]);
+  }
 
  private:
-  const TensorType* borrowed_ = nullptr;  // (read first)
-  size_t n_borrowed_ = 0;
-  InlineVec<TensorType, 1> own_;
+  enum class Kind : uint8_t { none, interned, owned, borrowed };
+  void free() {
+    if (kind_ == Kind::owned) delete[] data_;
+  }
+  const TensorType* data_ = nullptr;
+  uint32_t size_ = 0;
+  Kind kind_ = Kind::none;
 };
 
 // The fields the walk at sync reads of every node come first, in the cache line of the node's
@@ -96,6 +124,9 @@ struct GraphNode {
 
 inline const TensorType& GraphValue::type() const {
   return node->outputs[static_cast<size_t>(index)];
+}
+inline const TensorType& GraphValue::interned_type() const {
+  return node->outputs.interned(static_cast<size_t>(index));
 }
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)

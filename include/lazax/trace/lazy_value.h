@@ -38,17 +38,21 @@ class LazyValue {
   explicit LazyValue(Literal data) { set_data(std::move(data)); }
   // Data with the graph leaf that stands for it already made (a leaf shared by many values).
   LazyValue(Literal data, GraphNodePtr leaf)
-      : leaf_(std::move(leaf)), data_(make_pooled_unique<Literal>(std::move(data))),
-        type_(data_->type) {}
+      : leaf_(std::move(leaf)),
+        data_(make_pooled_unique<Literal>(std::move(data))),
+        type_(&intern_type(data_->type)) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
-  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(pending_.type()) { link(); }
+  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(&pending_.interned_type()) {
+    link();
+  }
   virtual ~LazyValue();
   LazyValue(const LazyValue&) = delete;
   LazyValue& operator=(const LazyValue&) = delete;
 
-  // The handle's own copy: a reference to it stays valid across a sync, which frees the pending
-  // node (and a size-limit cut may come in the middle of any op or VJP rule holding a shape).
-  const TensorType& type() const { return type_; }
+  // Interned (core/interned_type.h): a reference to it stays valid across a sync, which frees
+  // the pending node (and a size-limit cut may come in the middle of any op or VJP rule holding
+  // a shape).
+  const TensorType& type() const { return *type_; }
   bool is_pending() const { return pending_.defined(); }
   // Rebinds to a pending value (registers for the next sync); `owner` owns this value.
   void set_pending(GraphValue v, const ValueOwner& owner);
@@ -74,6 +78,7 @@ class LazyValue {
   void unlink();
 
   static const Literal& empty_literal();
+  static const TensorType& default_type();
   // What graph_value() reads comes first, in the cache line of the handle's reference count
   // (which taking a handle touches anyway): a data value used as an operand touches no other.
   GraphNodePtr leaf_;  // the leaf standing for data_, shared by every use
@@ -81,7 +86,7 @@ class LazyValue {
   uint32_t slot_ = kNoSlot;  // in the pending registry (lazy_value.cc): set exactly while pending
   GraphValue pending_;
   PooledPtr<Literal> data_;  // apart: most values are pending and hold none
-  TensorType type_;
+  const TensorType* type_ = &default_type();
 };
 
 // Every pending value alive now, in the order they became pending (deferred values are
