@@ -75,13 +75,19 @@ uint64_t next_walk() {
   return walks.fetch_add(1) + 1;
 }
 
+void check_saved(const GradNode& n);
+
 // The tape nodes reachable from the roots. `visited` lists every node the walk marked (their
 // scratch is reset); `order` those that lead to a target (or, when `all`, any node), in creation
-// order.
+// order; `dead_ends` the others.
 struct TapeWalk {
   uint64_t id = next_walk();
   std::vector<GradNode*> visited;
+  std::vector<GradNode*> dead_ends;
   std::vector<std::shared_ptr<GradNode>> order;
+  // Set once every node of `order` has had its cotangents taken (the walk then need not visit
+  // them again: a step's tape does not fit in L2, and each pass over it reads it cold).
+  bool order_done = false;
   bool seen(const GradNode* n) const { return n->walk == id; }
   void mark(GradNode* n) {
     n->walk = id;
@@ -89,14 +95,16 @@ struct TapeWalk {
     n->out_cts.clear();
     visited.push_back(n);
   }
-  // Drops the cotangents left on visited nodes (also when a rule threw half-way).
+  // Drops the cotangents left on visited nodes (all of them when a rule threw half-way).
   ~TapeWalk() {
-    for (GradNode* n : visited) n->out_cts.clear();
+    for (GradNode* n : order_done ? dead_ends : visited) n->out_cts.clear();
   }
 };
 
+// `check`: check each node of `order` with check_saved as it is found (before anything changes,
+// while the node is in cache).
 void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, KeyHash>& targets,
-             bool all, TapeWalk& w) {
+             bool all, TapeWalk& w, bool check = false) {
   // Iterative DFS with post-order evaluation of `leads`.
   std::vector<std::pair<std::shared_ptr<GradNode>, size_t>> stack;
   auto visit_root = [&](const std::shared_ptr<GradNode>& root) {
@@ -121,7 +129,12 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
         else if (all && (e.fn || e.leaf_impl)) l = true;
       }
       n->leads = l;
-      if (l) w.order.push_back(n);
+      if (l) {
+        if (check) check_saved(*n);
+        w.order.push_back(n);
+      } else {
+        w.dead_ends.push_back(n.get());
+      }
       stack.pop_back();
     }
   };
@@ -190,9 +203,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
   std::unordered_set<Key, KeyHash> target_keys;
   for (const Tensor& t : targets) target_keys.insert(key_of(t));
   TapeWalk walk;
-  collect(roots, target_keys, accumulate_leaves, walk);
+  collect(roots, target_keys, accumulate_leaves, walk, /*check=*/true);
   const std::vector<std::shared_ptr<GradNode>>& order = walk.order;
-  for (const auto& n : order) check_saved(*n);
 
   std::optional<EnableGrad> enable;
   std::optional<NoGrad> disable;
@@ -252,6 +264,20 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
       deliver_leaf(r.impl(), std::move(ct));
     }
   }
+  // Without retain_graph each node's saved values are freed right after its rule ran (a node's
+  // saved values are read by its own rule only), while the node is in cache. A rule that throws
+  // leaves the nodes before it released (their cotangents were delivered already).
+  auto release = [&](GradNode& n) {
+    if (retain_graph) return;
+    release_saved_inputs(n);
+    n.outputs.clear();
+    n.deferred.reset();
+    // Custom rules hold saved values too (assume_pure's residuals): free them now rather
+    // than when the tape dies, so that a later sync does not materialize them. A released
+    // node is never run again (check_saved throws first).
+    n.custom.reset();
+    n.released = true;
+  };
   std::vector<Tensor> out_cts, outs_buf;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const std::shared_ptr<GradNode>& n = *it;
@@ -260,11 +286,14 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     for (size_t i = 0; i < out_cts.size() && i < n->out_cts.size(); ++i) {
       if (n->out_cts[i].defined()) {
         out_cts[i] = std::move(n->out_cts[i]);
-        n->out_cts[i] = Tensor();
         any = true;
       }
     }
-    if (!any) continue;
+    n->out_cts.clear();
+    if (!any) {
+      release(*n);
+      continue;
+    }
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom) {
@@ -288,19 +317,9 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
         deliver_leaf(e.leaf_impl, std::move(in_cts[i]));
       }
     }
+    release(*n);
   }
-  if (!retain_graph) {
-    for (const auto& n : order) {
-      release_saved_inputs(*n);
-      n->outputs.clear();
-      n->deferred.reset();
-      // Custom rules hold saved values too (assume_pure's residuals): free them now rather
-      // than when the tape dies, so that a later sync does not materialize them. A released
-      // node is never run again (check_saved throws first).
-      n->custom.reset();
-      n->released = true;
-    }
-  }
+  walk.order_done = true;
   std::vector<Tensor> result;
   for (const Tensor& t : targets) {
     Tensor g = ct_of(key_of(t));
