@@ -174,11 +174,13 @@ void check_saved(const GradNode& n) {
     throw ValueError("[backward] trying to backward through the graph a second time (its saved "
                      "values were freed by the first backward); pass retain_graph=true to the "
                      "first backward() if you need to call it twice");
-  for (size_t i = 0; i < n.inputs.size(); ++i) {
-    const Tensor& t = n.inputs[i];
-    if (t.defined() && t.impl()->requires_grad && !t.impl()->grad_fn &&
-        t.impl()->version != n.next[i].version)
-      throw ValueError("[backward] a leaf " + t.type_str() + " saved by " +
+  // Only a leaf that required grad when saved is held as is (save_input): any other input was
+  // registered, and an in-place update first handed the entry a copy of the old value. Its edge
+  // points at it, so the other inputs' handles (cold by now) are not read.
+  for (size_t i = 0; i < n.next.size(); ++i) {
+    const GradNode::Edge& e = n.next[i];
+    if (e.leaf_impl && e.leaf_impl->version != e.version)
+      throw ValueError("[backward] a leaf " + n.inputs[i].type_str() + " saved by " +
                        std::string(op_name(n.op)) +
                        " was modified in place after it was used; do in-place updates after "
                        "backward()");
