@@ -6,6 +6,7 @@
 
 #include "lazax/core/error.h"
 #include "lazax/core/hash.h"
+#include "lazax/core/interned_type.h"
 
 namespace lazax {
 
@@ -75,6 +76,8 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
   hash_ = h.digest();
   result_types_.reserve(results_.size());
   for (auto r : results_) result_types_.push_back(type(r));
+  interned_result_types_.reserve(results_.size());
+  for (const TensorType& t : result_types_) interned_result_types_.push_back(&intern_type(t));
   params_well_formed_ = num_params_ >= 0 && static_cast<size_t>(num_params_) <= nodes_.size();
   for (int i = 0; params_well_formed_ && i < num_params_; ++i)
     params_well_formed_ = nodes_[static_cast<size_t>(i)].outputs.size() == 1;

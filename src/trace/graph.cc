@@ -1,6 +1,5 @@
 #include "lazax/trace/graph.h"
 
-#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <new>
@@ -61,12 +60,12 @@ GraphNode::~GraphNode() {
 GraphOutputs::GraphOutputs(std::span<const TensorType> ts)
     : size_(static_cast<uint32_t>(ts.size())) {
   if (ts.size() == 1) {
-    data_ = &intern_type(ts[0]);
-    kind_ = Kind::interned;
+    one_ = &intern_type(ts[0]);
+    kind_ = Kind::one;
   } else if (!ts.empty()) {
-    auto* own = new TensorType[ts.size()];
-    std::copy(ts.begin(), ts.end(), own);
-    data_ = own;
+    auto* own = new const TensorType*[ts.size()];
+    for (size_t i = 0; i < ts.size(); ++i) own[i] = &intern_type(ts[i]);
+    many_ = own;
     kind_ = Kind::owned;
   }
 }
@@ -111,18 +110,17 @@ uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorT
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
-// A call's result types when its operands fit its callee's parameters (else null: the shape
-// rule then says what is wrong). Checked in place, without gathering the operand types: a call
-// has many operands and results (assume_pure's backward: about 30), and its result types are
-// kept by the callee.
-const std::vector<TensorType>* call_result_types(const GraphOperands& operands,
-                                                 const Attrs& attrs) {
+// A call's callee when its operands fit the callee's parameters (else null: the shape rule then
+// says what is wrong). Checked in place, without gathering the operand types: a call has many
+// operands and results (assume_pure's backward: about 30), and its result types are kept by the
+// callee.
+const Function* fitting_callee(const GraphOperands& operands, const Attrs& attrs) {
   const auto* a = std::get_if<CallAttrs>(&attrs);
   const Function* f = a ? a->callee.get() : nullptr;
   if (!f ||
       !f->takes(operands.size(), [&](size_t i) -> const TensorType& { return operands[i].type(); }))
     return nullptr;
-  return &f->result_types();
+  return f;
 }
 
 // `checked_call`: a call whose operands the caller has checked (record_checked_call).
@@ -131,11 +129,10 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
   // The shape rule writes into one vector reused across recordings (per thread: function traces
   // may record on any thread); the node keeps its own inline copy.
   thread_local std::vector<TensorType> inferred;
-  const std::vector<TensorType>* call_types =
-      op != OpCode::call ? nullptr
-      : checked_call     ? &std::get<CallAttrs>(*attrs).callee->result_types()
-                         : call_result_types(operands, *attrs);
-  if (!call_types) {
+  const Function* callee = op != OpCode::call ? nullptr
+                           : checked_call     ? std::get<CallAttrs>(*attrs).callee.get()
+                                              : fitting_callee(operands, *attrs);
+  if (!callee) {
     // The operand types the shape rule reads, side by side (a unary op's is read in place).
     InlineVec<TensorType, 3> types;
     std::span<const TensorType> in;
@@ -148,12 +145,13 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
     }
     infer_types(op, in, *attrs, inferred);
   }
-  const std::vector<TensorType>& outputs = call_types ? *call_types : inferred;
+  const std::vector<TensorType>& outputs = callee ? callee->result_types() : inferred;
   uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
   // A call's result types stay its callee's (which the node's attributes keep alive).
-  GraphOutputs types = call_types ? GraphOutputs::borrowed(*call_types) : GraphOutputs(outputs);
+  GraphOutputs types =
+      callee ? GraphOutputs::borrowed(callee->interned_result_types()) : GraphOutputs(outputs);
   GraphNodePtr node = new_node(op, hash, std::move(operands), std::move(types), std::move(attrs),
                                where, current_frame_ptr());
   ops_recorded().add();

@@ -64,7 +64,7 @@ void LazyValue::unlink() {
 void LazyValue::set_pending(GraphValue v, const ValueOwner& owner) {
   make_room_for_a_slot();  // (re-appended below): nothing after it throws
   if (current_frame()) note_rebind(*this, owner);
-  type_ = &v.interned_type();
+  type_ = &v.type();
   pending_ = std::move(v);
   data_.reset();
   // The leaf of the old data stays if a graph reads it (which keeps it alive anyway): set_data

@@ -36,7 +36,10 @@ struct Node {
   uint64_t hash = 0;  // structural: op, attrs, output types, operand hashes; not debug info
   DebugInfo debug;
 
-  template <class A> const A& attr() const { return std::get<A>(attrs); }
+  template <class A>
+  const A& attr() const {
+    return std::get<A>(attrs);
+  }
 };
 
 class Function {
@@ -57,6 +60,10 @@ class Function {
   std::vector<TensorType> param_types() const;
   // The results' types (kept from construction: a call's shape rule reads them every time).
   const std::vector<TensorType>& result_types() const { return result_types_; }
+  // The same, interned (core/interned_type.h): what a call's graph node and handles point to.
+  const std::vector<const TensorType*>& interned_result_types() const {
+    return interned_result_types_;
+  }
   // Structural hash: stable across runs and processes, ignores names and debug info.
   uint64_t hash() const { return hash_; }
   // Whether the parameter count fits the nodes and each parameter has one output (checked once,
@@ -83,6 +90,7 @@ class Function {
   std::vector<ValueRef> results_;
   uint64_t hash_;
   std::vector<TensorType> result_types_;
+  std::vector<const TensorType*> interned_result_types_;
   bool params_well_formed_ = false;
 };
 
@@ -93,6 +101,7 @@ void seal_node(Node& n, const std::vector<Node>& nodes);
 
 // Hash of a node from its parts and its operands' hashes (the rule Builder uses).
 uint64_t node_hash(OpCode op, const Attrs& attrs, const std::vector<TensorType>& outputs,
-                   std::span<const uint64_t> operand_hashes, std::span<const int32_t> operand_indices);
+                   std::span<const uint64_t> operand_hashes,
+                   std::span<const int32_t> operand_indices);
 
 }  // namespace lazax

@@ -27,68 +27,71 @@ struct GraphValue {
   GraphNodePtr node;
   int32_t index = 0;
   bool defined() const { return node != nullptr; }
+  // Interned (core/interned_type.h): valid after the node is gone.
   const TensorType& type() const;
-  // The type as interned (core/interned_type.h): valid after the node is gone.
-  const TensorType& interned_type() const;
 };
 
 // A node's operands (inline up to three, as for select).
 using GraphOperands = InlineVec<GraphValue, 3>;
 
-// A node's output types. One (the usual case) is interned (core/interned_type.h): the node
-// holds a pointer to the process's one copy of it, which a tensor handle of the value shares.
-// A call's are borrowed from its callee (the node's CallAttrs keeps the callee alive): a call
-// has tens of results (assume_pure's forward and backward), which would otherwise be copied and
-// freed on every step. Other lists of several are the node's own.
+// A node's output types, interned (core/interned_type.h): the node holds a pointer to the
+// process's one copy of each, which the handles of its values share. One type (the usual case)
+// is held inline. A call's list is borrowed from its callee (the node's CallAttrs keeps the
+// callee alive): a call has tens of results (assume_pure's forward and backward), which would
+// otherwise be interned on every step. Other lists of several are the node's own.
 class GraphOutputs {
  public:
   GraphOutputs() = default;
   GraphOutputs(std::initializer_list<TensorType> ts)
       : GraphOutputs(std::span<const TensorType>(ts.begin(), ts.size())) {}
   explicit GraphOutputs(std::span<const TensorType> ts);
-  static GraphOutputs borrowed(std::span<const TensorType> ts) {
+  static GraphOutputs borrowed(std::span<const TensorType* const> ts) {
     GraphOutputs o;
-    o.data_ = ts.data();
+    o.many_ = ts.data();
     o.size_ = static_cast<uint32_t>(ts.size());
     o.kind_ = Kind::borrowed;
     return o;
   }
   GraphOutputs(const GraphOutputs&) = delete;  // (a borrowed view must not outlive its node)
   GraphOutputs& operator=(const GraphOutputs&) = delete;
-  GraphOutputs(GraphOutputs&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)),
-        size_(std::exchange(o.size_, 0)),
-        kind_(std::exchange(o.kind_, Kind::none)) {}
+  GraphOutputs(GraphOutputs&& o) noexcept { take(o); }
   GraphOutputs& operator=(GraphOutputs&& o) noexcept {
     if (this != &o) {
       free();
-      data_ = std::exchange(o.data_, nullptr);
-      size_ = std::exchange(o.size_, 0);
-      kind_ = std::exchange(o.kind_, Kind::none);
+      take(o);
     }
     return *this;
   }
   ~GraphOutputs() { free(); }
 
-  const TensorType* data() const { return data_; }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const TensorType& operator[](size_t i) const { return data_[i]; }
-  const TensorType* begin() const { return data_; }
-  const TensorType* end() const { return data_ + size_; }
-  operator std::span<const TensorType>() const { return {data_, size_}; }
-  operator std::vector<TensorType>() const { return {begin(), end()}; }
-  // Output i's type as interned (what a handle of the value keeps).
-  const TensorType& interned(size_t i) const {
-    return kind_ == Kind::interned ? *data_ : intern_type(data_[i]);
+  // Interned: valid for the rest of the process, after the node is gone.
+  const TensorType& operator[](size_t i) const { return kind_ == Kind::one ? *one_ : *many_[i]; }
+  operator std::vector<TensorType>() const {
+    std::vector<TensorType> out;
+    out.reserve(size_);
+    for (size_t i = 0; i < size_; ++i) out.push_back((*this)[i]);
+    return out;
   }
 
  private:
-  enum class Kind : uint8_t { none, interned, owned, borrowed };
+  enum class Kind : uint8_t { none, one, owned, borrowed };
   void free() {
-    if (kind_ == Kind::owned) delete[] data_;
+    if (kind_ == Kind::owned) delete[] many_;
   }
-  const TensorType* data_ = nullptr;
+  void take(GraphOutputs& o) {
+    if (o.kind_ == Kind::one)
+      one_ = o.one_;
+    else
+      many_ = o.many_;
+    size_ = std::exchange(o.size_, 0);
+    kind_ = std::exchange(o.kind_, Kind::none);
+  }
+  union {
+    const TensorType* one_ = nullptr;  // Kind::one
+    const TensorType* const* many_;    // Kind::owned, Kind::borrowed
+  };
   uint32_t size_ = 0;
   Kind kind_ = Kind::none;
 };
@@ -124,9 +127,6 @@ struct GraphNode {
 
 inline const TensorType& GraphValue::type() const {
   return node->outputs[static_cast<size_t>(index)];
-}
-inline const TensorType& GraphValue::interned_type() const {
-  return node->outputs.interned(static_cast<size_t>(index));
 }
 
 // Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)

@@ -42,7 +42,7 @@ class LazyValue {
         data_(make_pooled_unique<Literal>(std::move(data))),
         type_(&intern_type(data_->type)) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
-  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(&pending_.interned_type()) {
+  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(&pending_.type()) {
     link();
   }
   virtual ~LazyValue();
