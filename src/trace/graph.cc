@@ -123,35 +123,84 @@ const Function* fitting_callee(const GraphOperands& operands, const Attrs& attrs
   return f;
 }
 
+// The result type of recent shape-rule checks, by op, attributes and operand types (all
+// interned: pointers stand for values for the rest of the process). A training step records
+// thousands of ops over a few hundred distinct such keys; a shape rule is a pure function of
+// them, so a key seen before needs no rule run (and its result no interning). Only checks that
+// passed and gave one result are kept. Per thread, direct-mapped.
+struct ShapeMemo {
+  struct Entry {
+    uint64_t op_and_arity = ~uint64_t{0};
+    uintptr_t attrs = 0;
+    const TensorType* in[3] = {};
+    const TensorType* out = nullptr;
+  };
+  static constexpr size_t kEntries = 1024;
+  Entry entries[kEntries];
+
+  // The key of `op` on `operands` with `attrs`, or false when it has none.
+  static bool key(OpCode op, const GraphOperands& operands, const SharedAttrs& attrs, Entry& k) {
+    if (operands.size() > 3 || (k.attrs = attrs.lasting_id()) == 0) return false;
+    k.op_and_arity = static_cast<uint64_t>(op) << 8 | operands.size();
+    for (size_t i = 0; i < operands.size(); ++i) k.in[i] = &operands[i].type();
+    return true;
+  }
+  Entry& slot(const Entry& k) {
+    uint64_t h = k.op_and_arity * 0x9e3779b97f4a7c15ull ^ k.attrs;
+    for (const TensorType* t : k.in)
+      h = (h ^ reinterpret_cast<uintptr_t>(t)) * 0xff51afd7ed558ccdull;
+    return entries[(h >> 32) % kEntries];
+  }
+  static bool same(const Entry& a, const Entry& b) {
+    return a.op_and_arity == b.op_and_arity && a.attrs == b.attrs && a.in[0] == b.in[0] &&
+           a.in[1] == b.in[1] && a.in[2] == b.in[2];
+  }
+};
+thread_local ShapeMemo t_shape_memo;  // (plain data: no destructor at thread exit)
+
 // `checked_call`: a call whose operands the caller has checked (record_checked_call).
 GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
                        const DebugInfo& debug, bool checked_call = false) {
   // The shape rule writes into one vector reused across recordings (per thread: function traces
-  // may record on any thread); the node keeps its own inline copy.
+  // may record on any thread).
   thread_local std::vector<TensorType> inferred;
   const Function* callee = op != OpCode::call ? nullptr
                            : checked_call     ? std::get<CallAttrs>(*attrs).callee.get()
                                               : fitting_callee(operands, *attrs);
-  if (!callee) {
+  GraphOutputs types;
+  std::span<const TensorType> outputs;  // (what the node's hash reads)
+  ShapeMemo::Entry key;
+  ShapeMemo::Entry* memo = nullptr;
+  if (callee) {
+    // A call's result types stay its callee's (which the node's attributes keep alive).
+    types = GraphOutputs::borrowed(callee->interned_result_types());
+    outputs = callee->result_types();
+  } else if (ShapeMemo::key(op, operands, attrs, key) &&
+             ShapeMemo::same(*(memo = &t_shape_memo.slot(key)), key)) {
+    types = GraphOutputs::one(*memo->out);
+    outputs = {memo->out, 1};
+  } else {
     // The operand types the shape rule reads, side by side (a unary op's is read in place).
-    InlineVec<TensorType, 3> types;
+    InlineVec<TensorType, 3> in_types;
     std::span<const TensorType> in;
     if (operands.size() == 1) {
       in = {&operands[0].type(), 1};
     } else {
-      types.reserve(operands.size());
-      for (const GraphValue& v : operands) types.push_back(v.type());
-      in = {types.data(), types.size()};
+      in_types.reserve(operands.size());
+      for (const GraphValue& v : operands) in_types.push_back(v.type());
+      in = {in_types.data(), in_types.size()};
     }
     infer_types(op, in, *attrs, inferred);
+    types = GraphOutputs(inferred);
+    outputs = inferred;
+    if (memo && types.size() == 1) {
+      key.out = &types[0];
+      *memo = key;
+    }
   }
-  const std::vector<TensorType>& outputs = callee ? callee->result_types() : inferred;
   uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
-  // A call's result types stay its callee's (which the node's attributes keep alive).
-  GraphOutputs types =
-      callee ? GraphOutputs::borrowed(callee->interned_result_types()) : GraphOutputs(outputs);
   GraphNodePtr node = new_node(op, hash, std::move(operands), std::move(types), std::move(attrs),
                                where, current_frame_ptr());
   ops_recorded().add();

@@ -27,8 +27,8 @@ class SharedAttrs {
   SharedAttrs() = default;  // NoAttrs
   SharedAttrs(Attrs a);     // NOLINT: implicit, as ops are called with attribute structs
   template <class A>
-    requires detail::IsAlternative<std::decay_t<A>, Attrs>::value
-  SharedAttrs(A&& a) : SharedAttrs(Attrs(std::forward<A>(a))) {}  // NOLINT
+  requires detail::IsAlternative<std::decay_t<A>, Attrs>::value SharedAttrs(A&& a)
+      : SharedAttrs(Attrs(std::forward<A>(a))) {}  // NOLINT
   SharedAttrs(const SharedAttrs& o) : p_(o.p_) { retain(); }
   SharedAttrs(SharedAttrs&& o) noexcept : p_(std::exchange(o.p_, 0)) {}
   SharedAttrs& operator=(const SharedAttrs& o) {
@@ -52,6 +52,9 @@ class SharedAttrs {
   uint64_t hash() const { return p_ ? block()->hash : no_attrs_hash(); }
   // Whether the block is immortal, never counted nor freed: interned, or permanent (for tests).
   bool interned() const { return (p_ & kImmortal) != 0; }
+  // A word that identifies the value for the rest of the process (equal words: equal values),
+  // or 0 when it has none (a counted block, whose address a later value may take). NoAttrs is 1.
+  uintptr_t lasting_id() const { return p_ == 0 ? 1 : (p_ & kImmortal) ? p_ : 0; }
 
   // Number of interned blocks made so far, by all threads (for tests and metrics).
   static int64_t interned_count();

@@ -45,6 +45,14 @@ class GraphOutputs {
   GraphOutputs(std::initializer_list<TensorType> ts)
       : GraphOutputs(std::span<const TensorType>(ts.begin(), ts.size())) {}
   explicit GraphOutputs(std::span<const TensorType> ts);
+  // One type, interned already.
+  static GraphOutputs one(const TensorType& interned) {
+    GraphOutputs o;
+    o.one_ = &interned;
+    o.size_ = 1;
+    o.kind_ = Kind::one;
+    return o;
+  }
   static GraphOutputs borrowed(std::span<const TensorType* const> ts) {
     GraphOutputs o;
     o.many_ = ts.data();
