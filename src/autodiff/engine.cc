@@ -105,35 +105,43 @@ struct TapeWalk {
 // while the node is in cache).
 void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, KeyHash>& targets,
              bool all, TapeWalk& w, bool check = false) {
-  // Iterative DFS with post-order evaluation of `leads`.
-  std::vector<std::pair<std::shared_ptr<GradNode>, size_t>> stack;
+  // Iterative DFS with post-order evaluation of `leads`. The stack points at the references
+  // that reach each node (a parent's edge, a root's grad_fn: nothing changes them during the
+  // walk), so that walking takes no reference counts; `order` takes one per node.
+  std::vector<std::pair<const std::shared_ptr<GradNode>*, size_t>> stack;
+  // `order` with each node's sequence beside it: sorted without reading the (cold) nodes.
+  std::vector<std::pair<uint64_t, std::shared_ptr<GradNode>>> found;
   auto visit_root = [&](const std::shared_ptr<GradNode>& root) {
     if (!root || w.seen(root.get())) return;
     w.mark(root.get());
-    stack.push_back({root, 0});
+    stack.push_back({&root, 0});
     while (!stack.empty()) {
-      auto& [n, next] = stack.back();
+      auto& [ref, next] = stack.back();
+      GradNode* n = ref->get();
       if (next < n->next.size()) {
         const auto& e = n->next[next++];
         if (e.fn && !w.seen(e.fn.get()) && !targets.count(Key{e.fn.get(), e.index})) {
           w.mark(e.fn.get());
-          stack.push_back({e.fn, 0});
+          stack.push_back({&e.fn, 0});
         }
         continue;
       }
       bool l = all;
       for (const auto& e : n->next) {
         if (l) break;
-        if (e.fn ? (w.seen(e.fn.get()) && e.fn->leads) : false) l = true;
-        else if (!targets.empty() && targets.count(key_of(e))) l = true;
-        else if (all && (e.fn || e.leaf_impl)) l = true;
+        if (e.fn ? (w.seen(e.fn.get()) && e.fn->leads) : false)
+          l = true;
+        else if (!targets.empty() && targets.count(key_of(e)))
+          l = true;
+        else if (all && (e.fn || e.leaf_impl))
+          l = true;
       }
       n->leads = l;
       if (l) {
         if (check) check_saved(*n);
-        w.order.push_back(n);
+        found.emplace_back(n->sequence, *ref);
       } else {
-        w.dead_ends.push_back(n.get());
+        w.dead_ends.push_back(n);
       }
       stack.pop_back();
     }
@@ -141,8 +149,26 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
   for (const Tensor& r : roots)
     if (r.defined() && r.impl()->grad_fn && !targets.count(key_of(r)))
       visit_root(r.impl()->grad_fn);
-  std::sort(w.order.begin(), w.order.end(),
-            [](const auto& a, const auto& b) { return a->sequence < b->sequence; });
+  w.order.reserve(found.size());
+  if (found.empty()) return;
+  // Sequences are unique and dense (one per tape entry made): a step's entries span a range
+  // not much wider than their number, so they are placed by sequence directly (a comparison
+  // sort of thousands of entries cost more than the rest of the walk).
+  auto [lo, hi] = std::minmax_element(
+      found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  uint64_t first = lo->first, range = hi->first - lo->first + 1;
+  if (range <= 8 * found.size() + 1024) {
+    std::vector<uint32_t> place(range, UINT32_MAX);
+    for (size_t i = 0; i < found.size(); ++i)
+      place[found[i].first - first] = static_cast<uint32_t>(i);
+    for (uint32_t i : place)
+      if (i != UINT32_MAX) w.order.push_back(std::move(found[i].second));
+  } else {
+    std::vector<std::pair<uint64_t, uint32_t>> keys(found.size());
+    for (size_t i = 0; i < found.size(); ++i) keys[i] = {found[i].first, static_cast<uint32_t>(i)};
+    std::sort(keys.begin(), keys.end());
+    for (const auto& k : keys) w.order.push_back(std::move(found[k.second].second));
+  }
 }
 
 // The saved outputs of `n` as its rule sees them: as saved, or (create_graph) re-attached to `n`
@@ -168,12 +194,12 @@ std::span<const Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, boo
   return outs;
 }
 
-
 void check_saved(const GradNode& n) {
   if (n.released)
-    throw ValueError("[backward] trying to backward through the graph a second time (its saved "
-                     "values were freed by the first backward); pass retain_graph=true to the "
-                     "first backward() if you need to call it twice");
+    throw ValueError(
+        "[backward] trying to backward through the graph a second time (its saved "
+        "values were freed by the first backward); pass retain_graph=true to the "
+        "first backward() if you need to call it twice");
   // Only a leaf that required grad when saved is held as is (save_input): any other input was
   // registered, and an in-place update first handed the entry a copy of the old value. Its edge
   // points at it, so the other inputs' handles (cold by now) are not read.
@@ -210,7 +236,10 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
 
   std::optional<EnableGrad> enable;
   std::optional<NoGrad> disable;
-  if (create_graph) enable.emplace(); else disable.emplace();
+  if (create_graph)
+    enable.emplace();
+  else
+    disable.emplace();
 
   // Cotangents gathered so far: on the node for outputs of visited nodes, in `other` for the
   // rest (leaves that are targets, and targets the walk stopped at).
@@ -375,7 +404,8 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
   for (const Tensor& o : outputs) {
     auto t = o.defined() && (o.impl()->grad_fn || o.impl()->requires_grad) ? tan.find(key_of(o))
                                                                            : tan.end();
-    result.push_back(t != tan.end() && t->second.defined() ? t->second : zeros_of(o.impl()->type()));
+    result.push_back(t != tan.end() && t->second.defined() ? t->second
+                                                           : zeros_of(o.impl()->type()));
   }
   return result;
 }
