@@ -13,6 +13,7 @@
 #include "lazax/core/hash.h"
 #include "lazax/core/metrics.h"
 #include "lazax/core/pool_allocator.h"
+#include "lazax/core/small_vec.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
 
@@ -74,39 +75,23 @@ int64_t live_graph_nodes() { return g_live_nodes.load(std::memory_order_relaxed)
 
 namespace {
 
-// The structural hash of a graph node: op, attributes, operand hashes and output indices, packed
-// into words and hashed in one pass (recording is the lazy trace's hot path). The output types
-// of an op with operands follow from its op, attributes and operand types, which the operand
-// hashes already cover, so only a node without operands (a data leaf) hashes them.
-// It keys the lazy graph at sync; a synced Function's nodes get the IR's node_hash.
+// The hash of a graph node by itself: op, attributes, and the numbers of operands and results,
+// packed into words and hashed in one pass (recording is the lazy trace's hot path). Operands
+// are not hashed: the key of a synced graph (runtime/context.cc) lists every node's operands by
+// place, so a node's hash need not cover them again (a call has tens: assume_pure's forward and
+// backward come here on every step). The output types of an op with operands follow from its
+// op, attributes and operand types, so only a node without operands (a data leaf, whose hash
+// is its type) hashes them. A synced Function's nodes get the IR's node_hash.
 uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorType> outputs,
-                         std::span<const GraphValue> operands) {
-  const bool leaf = operands.empty();
-  size_t n = 3 + 2 * operands.size();
-  if (leaf)
-    for (const TensorType& t : outputs) n += 1 + t.shape.rank();
-  constexpr size_t kStackWords = 80;  // enough for a call of 38 operands
-  uint64_t stack_words[kStackWords];
-  std::unique_ptr<uint64_t[]> heap_words;
-  uint64_t* w = stack_words;
-  // (Not zero-filled: every word is written. A call with many operands or results, such as
-  // assume_pure's forward and backward, comes here on every step.)
-  if (n > kStackWords) w = (heap_words = std::make_unique_for_overwrite<uint64_t[]>(n)).get();
-  size_t k = 0;
-  w[k++] = static_cast<uint64_t>(op);
-  w[k++] = attrs_hash;
-  w[k++] = outputs.size();
-  if (leaf) {
+                         size_t num_operands) {
+  SmallVec<uint64_t, 16> w{static_cast<uint64_t>(op), attrs_hash, outputs.size(), num_operands};
+  if (num_operands == 0) {
     for (const TensorType& t : outputs) {
-      w[k++] = static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank();
-      for (int64_t d : t.shape) w[k++] = static_cast<uint64_t>(d);
+      w.push_back(static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank());
+      for (int64_t d : t.shape) w.push_back(static_cast<uint64_t>(d));
     }
   }
-  for (const GraphValue& v : operands) {
-    w[k++] = v.node->hash;
-    w[k++] = static_cast<uint64_t>(v.index);
-  }
-  return hash_words(w, k, 0x9e3779b97f4a7c15ull);
+  return hash_words(w.data(), w.size(), 0x9e3779b97f4a7c15ull);
 }
 
 // Checks `op` with its shape rule (throwing before anything is made) and makes its node.
@@ -198,7 +183,7 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
       *memo = key;
     }
   }
-  uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, {operands.data(), operands.size()});
+  uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, operands.size());
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
   GraphNodePtr node = new_node(op, hash, std::move(operands), std::move(types), std::move(attrs),
@@ -295,7 +280,7 @@ GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugI
 GraphValue data_leaf(Literal value) {
   // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
   static const SharedAttrs kLeafAttrs(ParameterAttrs{0});
-  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&value.type, 1}, {});
+  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&value.type, 1}, 0);
   GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{value.type},
                                SharedAttrs(kLeafAttrs), DebugInfo{}, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));

@@ -1,6 +1,7 @@
 // Lazy execution: recording, sync, the compile cache, graph breaks, debug output, dumps.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 
@@ -234,4 +235,25 @@ TEST(Lazy, ErrorsLeaveTensorsUsable) {
   EXPECT_EQ(c.to_vector<float>(), (std::vector<float>{2, 4, 6}));
   EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{1, 2, 3}));
   EXPECT_THROW(Tensor().item(), ValueError);
+}
+
+TEST(Lazy, GraphsThatDifferOnlyInWiringGetTheirOwnPrograms) {
+  // The same ops on the same leaves, wired differently below the root: a node's hash covers the
+  // node by itself, so the sync key must tell the graphs apart by their operand lists.
+  Tensor a = from_vector<float>({1, 2}, {2}), b = from_vector<float>({4, 5}, {2});
+  auto run = [&](bool swap) {
+    Tensor r = tanh(a - b) * (swap ? b / a : a / b) + a;
+    lazax::sync();
+    return r.to_vector<float>();
+  };
+  int64_t uncached = counter("UncachedCompile");
+  std::vector<float> plain = run(false), swapped = run(true), again = run(false);
+  EXPECT_EQ(counter("UncachedCompile"), uncached + 2) << "two graphs, two programs";
+  const float av[] = {1, 2}, bv[] = {4, 5};
+  for (size_t i = 0; i < 2; ++i) {
+    float t = std::tanh(av[i] - bv[i]);
+    EXPECT_NEAR(plain[i], t * (av[i] / bv[i]) + av[i], 1e-5) << i;
+    EXPECT_NEAR(swapped[i], t * (bv[i] / av[i]) + av[i], 1e-5) << i;
+    EXPECT_EQ(again[i], plain[i]) << i;
+  }
 }
