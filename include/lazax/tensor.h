@@ -34,6 +34,9 @@ class Tensor {
   bool defined() const { return impl_ != nullptr; }
   DType dtype() const;
   const Shape& shape() const;
+  // A word that stands for the tensor's dtype and shape for the rest of the process: equal
+  // types, equal ids (types are interned: core/interned_type.h). For cache keys.
+  uintptr_t type_id() const;
   std::vector<int64_t> sizes() const { return shape().vec(); }
   int64_t dim() const { return static_cast<int64_t>(shape().rank()); }
   int64_t size(int64_t d) const;

@@ -31,7 +31,7 @@ namespace lazax {
 template <class T, class = void>
 struct TreeTraits;
 
-// The structure of a tree as words (tensor dtypes and shapes, container sizes, static values),
+// The structure of a tree as words (tensor types, container sizes, static values),
 // hashed in one pass by digest(). Each container adds a tag word before its children and an end
 // word after them, so that different nestings give different words.
 class TreeKey {
@@ -67,11 +67,11 @@ struct TreeTraits<Tensor> {
     s += t.defined() ? t.type_str() : "undef";
     s += ';';
   }
+  // (The type's id, not its dims: a key is only compared within the process.)
   static void key(const Tensor& t, TreeKey& k) {
     if (!t.defined()) return k.add(TreeKey::kUndefined);
-    const Shape& shape = t.shape();
-    k.add(TreeKey::kTensor | static_cast<uint64_t>(t.dtype()) << 8 | shape.rank());
-    for (int64_t d : shape) k.add(static_cast<uint64_t>(d));
+    k.add(TreeKey::kTensor);
+    k.add(t.type_id());
   }
 };
 

@@ -27,6 +27,9 @@ Tensor::Tensor(Literal value) : impl_(make_pooled<TensorImpl>(std::move(value)))
 
 DType Tensor::dtype() const { return checked(*this, "dtype").type().dtype; }
 const Shape& Tensor::shape() const { return checked(*this, "shape").type().shape; }
+uintptr_t Tensor::type_id() const {
+  return reinterpret_cast<uintptr_t>(&checked(*this, "type_id").type());
+}
 bool Tensor::is_pending() const { return checked(*this, "is_pending").is_pending(); }
 std::string Tensor::type_str() const { return defined() ? impl_->type().str() : "undefined"; }
 

@@ -296,8 +296,9 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     }
   }
   // Without retain_graph each node's saved values are freed right after its rule ran (a node's
-  // saved values are read by its own rule only), while the node is in cache. A rule that throws
-  // leaves the nodes before it released (their cotangents were delivered already).
+  // saved values are read by its own rule only), while the node is in cache. As in PyTorch's
+  // engine, a rule that throws leaves the nodes that ran before it released: a retry fails with
+  // the error above, which says to pass retain_graph=true (then nothing is freed).
   auto release = [&](GradNode& n) {
     if (retain_graph) return;
     release_saved_inputs(n);

@@ -80,7 +80,8 @@ void LazyValue::set_data(Literal data) {
   // step. When nothing but this value holds its leaf any more (no pending graph, trace or
   // tape reads it), the leaf takes the new data in place: a data leaf is hashed by type only,
   // so the same node stands for the new data exactly as a new one would.
-  const TensorType& type = intern_type(data.type);
+  // (A pending value gets data of its own type: no lookup then.)
+  const TensorType& type = *type_ == data.type ? *type_ : intern_type(data.type);
   if (leaf_ && !(leaf_.use_count() == 1 && &leaf_->outputs[0] == &type)) leaf_.reset();
   if (leaf_) *leaf_->data = data;
   type_ = &type;

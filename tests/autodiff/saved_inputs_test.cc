@@ -1,6 +1,10 @@
 // The tape saves an op's inputs as the caller's handles (no copy per input); an in-place op on a
 // saved handle hands the tape entries a copy of the old value first. These tests check that the
 // backward still sees the values the ops were given, in every way a handle can be rebound.
+#include <cmath>
+#include <string>
+
+#include "lazax/transforms.h"
 #include "test_util.h"
 
 using namespace lazax;
@@ -137,4 +141,46 @@ TEST(SavedInputs, SecondOrderThroughAnUpdatedHandle) {
   zero_grad({w});
   g.sum().backward();
   expect_values(w.grad(), {54 * 0.5, 54 * -1.0});
+}
+
+TEST(SavedInputs, ALeafWhoseRequiresGradWasTurnedOffIsStillChecked) {
+  // w required grad when x * w saved it (held as is, not copied): updating it afterwards would
+  // change what the backward reads for x's gradient, whatever w's flag says now.
+  Tensor w = leaf({1, 2, 3});
+  Tensor x = leaf({4, 5, 6});
+  Tensor y = (x * w).sum();
+  w.requires_grad_(false);
+  w.add_(1.0);
+  EXPECT_THROW(y.backward(), ValueError);
+  EXPECT_FALSE(x.grad().defined());
+}
+
+TEST(SavedInputs, ABackwardThatFailsPartWayHasFreedWhatItRan) {
+  // As in PyTorch, backward without retain_graph frees each entry's saved values as soon as its
+  // rule ran: when a later rule throws, the entries before it are spent, and a retry says so.
+  bool fail = true;
+  auto f = custom_vjp([](const Tensor& v) { return std::make_pair(v * 2.0, v); },
+                      [&fail](const Tensor&, const Tensor& ct) {
+                        if (fail) throw ValueError("[test] bwd failed");
+                        return std::make_tuple(ct * 2.0);
+                      });
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = exp(f(x)).sum();
+  EXPECT_THROW(y.backward(), ValueError);
+  fail = false;
+  try {
+    y.backward();
+    ADD_FAILURE() << "the exp entry ran and was freed: a retry must fail";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("retain_graph=true"), std::string::npos) << e.what();
+  }
+  // With retain_graph the same failure leaves everything to retry.
+  fail = true;
+  Tensor x2 = leaf({1, 2, 3});
+  Tensor y2 = exp(f(x2)).sum();
+  EXPECT_THROW(y2.backward(Tensor(), /*retain_graph=*/true), ValueError);
+  fail = false;
+  y2.backward();
+  std::vector<double> g = values(x2.grad());
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(g[i], 2 * std::exp(2.0 * (i + 1)), 1e-9 * g[i]);
 }
