@@ -40,10 +40,10 @@ GraphNode::GraphNode(OpCode op_, uint64_t hash_, GraphOperands&& operands_, Grap
                      std::shared_ptr<TraceFrame> frame_)
     : op(op_),
       hash(hash_),
-      operands(std::move(operands_)),
-      attrs(std::move(attrs_)),
       frame(std::move(frame_)),
       outputs(std::move(outputs_)),
+      operands(std::move(operands_)),
+      attrs(std::move(attrs_)),
       debug(debug_) {
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
 }
@@ -61,12 +61,12 @@ GraphNode::~GraphNode() {
 GraphOutputs::GraphOutputs(std::span<const TensorType> ts)
     : size_(static_cast<uint32_t>(ts.size())) {
   if (ts.size() == 1) {
-    one_ = &intern_type(ts[0]);
+    p_ = reinterpret_cast<uintptr_t>(&intern_type(ts[0]));
     kind_ = Kind::one;
   } else if (!ts.empty()) {
-    auto* own = new const TensorType*[ts.size()];
+    auto own = std::make_unique<const TensorType*[]>(ts.size());
     for (size_t i = 0; i < ts.size(); ++i) own[i] = &intern_type(ts[i]);
-    many_ = own;
+    p_ = reinterpret_cast<uintptr_t>(own.release()) | kList;
     kind_ = Kind::owned;
   }
 }

@@ -48,25 +48,30 @@ class GraphOutputs {
   // One type, interned already.
   static GraphOutputs one(const TensorType& interned) {
     GraphOutputs o;
-    o.one_ = &interned;
+    o.p_ = reinterpret_cast<uintptr_t>(&interned);
     o.size_ = 1;
     o.kind_ = Kind::one;
     return o;
   }
   static GraphOutputs borrowed(std::span<const TensorType* const> ts) {
     GraphOutputs o;
-    o.many_ = ts.data();
+    o.p_ = reinterpret_cast<uintptr_t>(ts.data()) | kList;
     o.size_ = static_cast<uint32_t>(ts.size());
     o.kind_ = Kind::borrowed;
     return o;
   }
   GraphOutputs(const GraphOutputs&) = delete;  // (a borrowed view must not outlive its node)
   GraphOutputs& operator=(const GraphOutputs&) = delete;
-  GraphOutputs(GraphOutputs&& o) noexcept { take(o); }
+  GraphOutputs(GraphOutputs&& o) noexcept
+      : p_(std::exchange(o.p_, 0)),
+        size_(std::exchange(o.size_, 0)),
+        kind_(std::exchange(o.kind_, Kind::none)) {}
   GraphOutputs& operator=(GraphOutputs&& o) noexcept {
     if (this != &o) {
       free();
-      take(o);
+      p_ = std::exchange(o.p_, 0);
+      size_ = std::exchange(o.size_, 0);
+      kind_ = std::exchange(o.kind_, Kind::none);
     }
     return *this;
   }
@@ -74,8 +79,11 @@ class GraphOutputs {
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  // Interned: valid for the rest of the process, after the node is gone.
-  const TensorType& operator[](size_t i) const { return kind_ == Kind::one ? *one_ : *many_[i]; }
+  // Interned: valid for the rest of the process, after the node is gone. (Reads only the first
+  // word: a type read through a node touches the node's first cache line only.)
+  const TensorType& operator[](size_t i) const {
+    return (p_ & kList) ? *list()[i] : *reinterpret_cast<const TensorType*>(p_);
+  }
   operator std::vector<TensorType>() const {
     std::vector<TensorType> out;
     out.reserve(size_);
@@ -85,43 +93,37 @@ class GraphOutputs {
 
  private:
   enum class Kind : uint8_t { none, one, owned, borrowed };
+  static constexpr uintptr_t kList = 1;  // p_ is a list of pointers (else the one type)
+  const TensorType* const* list() const {
+    return reinterpret_cast<const TensorType* const*>(p_ & ~kList);
+  }
   void free() {
-    if (kind_ == Kind::owned) delete[] many_;
+    if (kind_ == Kind::owned) delete[] list();
   }
-  void take(GraphOutputs& o) {
-    if (o.kind_ == Kind::one)
-      one_ = o.one_;
-    else
-      many_ = o.many_;
-    size_ = std::exchange(o.size_, 0);
-    kind_ = std::exchange(o.kind_, Kind::none);
-  }
-  union {
-    const TensorType* one_ = nullptr;  // Kind::one
-    const TensorType* const* many_;    // Kind::owned, Kind::borrowed
-  };
+  uintptr_t p_ = 0;  // the type, or the list | kList
   uint32_t size_ = 0;
   Kind kind_ = Kind::none;
 };
 
-// The fields the walk at sync reads of every node come first, in the cache line of the node's
-// reference count (which taking a reference touches anyway), and its operands right after them:
-// the walk reads no other line of a node, and recording a call with leaf operands reads only
-// these and the leaves' types. What only the teardown reads follows.
+// What is read of every operand comes first, in the cache line of the node's reference count
+// (which taking a reference touches anyway): the walk at sync reads op, epoch and hash, recording
+// an op reads its operands' frames and types (a model's parameters' leaf nodes are cold by their
+// layer's turn). The operands follow (the walk's second line); what only the teardown and the
+// function builder read comes last.
 struct GraphNode {
   OpCode op = OpCode::constant;
   // Scratch used by the graph walk at sync (single-threaded lazy trace).
   int32_t topo_index = -1;
   uint64_t visit_epoch = 0;
-  uint64_t hash = 0;  // structural; data leaves hash by dtype and shape only
+  uint64_t hash = 0;  // the node by itself (not its operands); data leaves by dtype and shape
+  // The function trace this node was recorded in; null in lazy mode (checked on every use).
+  std::shared_ptr<TraceFrame> frame;
+  GraphOutputs outputs;
   GraphOperands operands;
   SharedAttrs attrs;  // (shared with the tape entry, and interned: ir/shared_attrs.h)
   // op == parameter: a data leaf's value (null for a trace input). Apart from the node, which
   // the many nodes that hold no data do not pay for.
   PooledPtr<Literal> data;
-  // The function trace this node was recorded in; null in lazy mode (checked on every use).
-  std::shared_ptr<TraceFrame> frame;
-  GraphOutputs outputs;
   DebugInfo debug;
 
   GraphNode();
