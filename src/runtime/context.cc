@@ -68,26 +68,36 @@ uint64_t walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
     stack.push_back({root, 0});
     root->visit_epoch = epoch;
     while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      if (next == 0) {
+      auto& top = stack.back();
+      GraphNode* n = top.first;
+      const GraphValue* ops = n->operands.data();
+      const size_t count = n->operands.size();
+      size_t i = top.second;
+      if (i == 0) {
         // The operands are read next, each a likely cache miss: they are fetched together.
-        for (const auto& o : n->operands) {
-          __builtin_prefetch(o.node.get());
-          __builtin_prefetch(&o.node->operands);
+        for (size_t k = 0; k < count; ++k) {
+          __builtin_prefetch(ops[k].node.get());
+          __builtin_prefetch(&ops[k].node->operands);
         }
       }
-      if (next < n->operands.size()) {
-        GraphNode* c = n->operands[next++].node.get();
-        if (c->visit_epoch != epoch) {
-          c->visit_epoch = epoch;
-          if (c->op == OpCode::parameter) {
-            // A leaf is numbered on sight, as it would be when popped: the walk reads nothing
-            // of it past the node's first cache line.
-            number_leaf(c);
-          } else {
-            stack.push_back({c, 0});
-          }
+      // The operands seen before or leaves are done here; the first other one is walked next.
+      GraphNode* child = nullptr;
+      while (i < count) {
+        GraphNode* c = ops[i++].node.get();
+        if (c->visit_epoch == epoch) continue;
+        c->visit_epoch = epoch;
+        if (c->op == OpCode::parameter) {
+          // A leaf is numbered on sight, as it would be when popped: the walk reads nothing
+          // of it past the node's first cache line.
+          number_leaf(c);
+          continue;
         }
+        child = c;
+        break;
+      }
+      if (child) {
+        top.second = i;
+        stack.push_back({child, 0});
         continue;
       }
       if (n->op == OpCode::parameter) {  // (a root)
