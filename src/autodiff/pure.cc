@@ -270,7 +270,7 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     // The operands are compared with p->fwd's parameters on the tensors, whose handles the
     // signature key has just read, not on their graph nodes (a model's parameters' leaves are
     // cold by now); a mismatch takes the checked path, whose shape rule reports it.
-    bool fits = p->fwd->takes(inputs.size(), [&](size_t i) -> const TensorType& {
+    bool fits = p->fwd->takes_interned(inputs.size(), [&](size_t i) -> const TensorType& {
       return inputs[i].impl()->type();
     });
     GraphNodePtr node = fits ? record_checked_call(std::move(ops), p->fwd_call)

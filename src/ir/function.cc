@@ -81,6 +81,11 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
   params_well_formed_ = num_params_ >= 0 && static_cast<size_t>(num_params_) <= nodes_.size();
   for (int i = 0; params_well_formed_ && i < num_params_; ++i)
     params_well_formed_ = nodes_[static_cast<size_t>(i)].outputs.size() == 1;
+  if (params_well_formed_) {
+    interned_param_types_.reserve(static_cast<size_t>(num_params_));
+    for (int i = 0; i < num_params_; ++i)
+      interned_param_types_.push_back(&intern_type(nodes_[static_cast<size_t>(i)].outputs[0]));
+  }
 }
 
 std::vector<TensorType> Function::param_types() const {

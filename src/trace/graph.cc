@@ -103,7 +103,8 @@ const Function* fitting_callee(const GraphOperands& operands, const Attrs& attrs
   const auto* a = std::get_if<CallAttrs>(&attrs);
   const Function* f = a ? a->callee.get() : nullptr;
   if (!f ||
-      !f->takes(operands.size(), [&](size_t i) -> const TensorType& { return operands[i].type(); }))
+      !f->takes_interned(operands.size(),
+                         [&](size_t i) -> const TensorType& { return operands[i].type(); }))
     return nullptr;
   return f;
 }

@@ -78,6 +78,15 @@ class Function {
       if (!(nodes_[i].outputs[0] == type_at(i))) return false;
     return true;
   }
+  // The same for interned types (core/interned_type.h), as graph values and tensor handles
+  // have: compared by address (a call records this for each of its operands on every step).
+  template <class TypeAt>
+  bool takes_interned(size_t n, TypeAt type_at) const {
+    if (!params_well_formed_ || n != static_cast<size_t>(num_params_)) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (interned_param_types_[i] != &type_at(i)) return false;
+    return true;
+  }
   // Sub-functions referenced directly by this function's nodes, in first-use order.
   std::vector<FunctionPtr> callees() const;
   // Number of non-parameter nodes, including those of sub-functions (counted once per use).
@@ -91,6 +100,7 @@ class Function {
   uint64_t hash_;
   std::vector<TensorType> result_types_;
   std::vector<const TensorType*> interned_result_types_;
+  std::vector<const TensorType*> interned_param_types_;  // (when params_well_formed_)
   bool params_well_formed_ = false;
 };
 
