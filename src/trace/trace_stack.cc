@@ -7,10 +7,14 @@
 #include "lazax/core/metrics.h"
 
 namespace lazax {
+const std::shared_ptr<TraceFrame> detail::kNoFrame;
+
 namespace {
 thread_local std::vector<std::shared_ptr<TraceFrame>> t_stack;
 thread_local bool t_suppress_rebind_notes = false;
-const std::shared_ptr<TraceFrame> kNoFrame;
+
+// Keeps detail::t_top_frame on the stack's last entry (after every change of the stack).
+void update_top() { detail::t_top_frame = t_stack.empty() ? nullptr : &t_stack.back(); }
 
 GraphNodePtr make_placeholder(const TensorType& type, const std::shared_ptr<TraceFrame>& frame,
                               int64_t index) {
@@ -42,6 +46,7 @@ TraceScope::TraceScope(std::string name, std::string where) {
   frame_->where = std::move(where);
   frame_->depth = static_cast<int>(t_stack.size()) + 1;
   t_stack.push_back(frame_);
+  update_top();
   metrics::counter("FunctionTraces").add();
 }
 
@@ -50,6 +55,7 @@ void TraceScope::close() {
   closed_ = true;
   auto it = std::find(t_stack.begin(), t_stack.end(), frame_);
   if (it != t_stack.end()) t_stack.erase(it);
+  update_top();
   frame_->alive = false;
   restore(*frame_);
   // The frame's nodes point at the frame (for LeakedTracerError), and the frame's lists at its
@@ -62,11 +68,6 @@ void TraceScope::close() {
 }
 
 TraceScope::~TraceScope() { close(); }
-
-TraceFrame* current_frame() { return t_stack.empty() ? nullptr : t_stack.back().get(); }
-const std::shared_ptr<TraceFrame>& current_frame_ptr() {
-  return t_stack.empty() ? kNoFrame : t_stack.back();
-}
 
 GraphValue add_trace_param(const TensorType& type) {
   auto& f = current_frame_ptr();
@@ -108,8 +109,8 @@ void note_rebind(LazyValue& v, const ValueOwner& owner) {
   bool has_value = cur.defined() || v.data().buffer.defined();
   if (!has_value) return;  // a new value being made, not a rebinding
   bool outside = !cur.defined() || cur.node->frame.get() != f;
-  bool frame_input = cur.defined() && cur.node->frame.get() == f &&
-                     cur.node->op == OpCode::parameter;
+  bool frame_input =
+      cur.defined() && cur.node->frame.get() == f && cur.node->op == OpCode::parameter;
   if (!outside && !frame_input) return;
   if (f->mutation_index.count(&v)) return;
   f->mutation_index[&v] = f->mutations.size();
@@ -130,9 +131,9 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
                      "value computed inside it");
   };
   for (const auto& o : outputs) results.push_back(lift(o));
-  for (auto& m : f.mutations) results.push_back(lift(m.target->pending().defined()
-                                                        ? m.target->pending()
-                                                        : m.target->graph_value()));
+  for (auto& m : f.mutations)
+    results.push_back(
+        lift(m.target->pending().defined() ? m.target->pending() : m.target->graph_value()));
   // Post-order walk inside the frame.
   std::unordered_map<const GraphNode*, int32_t> index;
   std::vector<const GraphNode*> order;
@@ -177,7 +178,8 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
     n.attrs = *g->attrs;
     n.outputs = g->outputs;
     n.debug = g->debug;
-    for (const auto& o : g->operands) n.operands.push_back(ValueRef{index.at(o.node.get()), o.index});
+    for (const auto& o : g->operands)
+      n.operands.push_back(ValueRef{index.at(o.node.get()), o.index});
     seal_node(n, nodes);
     nodes.push_back(std::move(n));
   }

@@ -14,8 +14,8 @@
 namespace lazax {
 
 struct TraceFrame {
-  std::string name;        // the traced function, for error messages
-  std::string where;       // "file:line" of the trace's creation
+  std::string name;   // the traced function, for error messages
+  std::string where;  // "file:line" of the trace's creation
   int depth = 0;
   bool alive = true;
   std::vector<GraphNodePtr> params;  // explicit inputs, in order
@@ -52,9 +52,21 @@ class TraceScope {
   bool closed_ = false;
 };
 
+namespace detail {
+// The innermost open frame's entry in the thread's frame stack (null when none is open): a
+// plain pointer, read inline on every recorded op (the stack itself is a thread_local with a
+// destructor, whose every access goes through an initialization check).
+inline thread_local const std::shared_ptr<TraceFrame>* t_top_frame = nullptr;
+extern const std::shared_ptr<TraceFrame> kNoFrame;
+}  // namespace detail
+
 // The innermost open frame, or null in lazy mode.
-TraceFrame* current_frame();
-const std::shared_ptr<TraceFrame>& current_frame_ptr();
+inline TraceFrame* current_frame() {
+  return detail::t_top_frame ? detail::t_top_frame->get() : nullptr;
+}
+inline const std::shared_ptr<TraceFrame>& current_frame_ptr() {
+  return detail::t_top_frame ? *detail::t_top_frame : detail::kNoFrame;
+}
 
 // A new explicit input of the current frame.
 GraphValue add_trace_param(const TensorType& type);
