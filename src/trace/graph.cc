@@ -84,12 +84,14 @@ namespace {
 // is its type) hashes them. A synced Function's nodes get the IR's node_hash.
 uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorType> outputs,
                          size_t num_operands) {
-  SmallVec<uint64_t, 16> w{static_cast<uint64_t>(op), attrs_hash, outputs.size(), num_operands};
-  if (num_operands == 0) {
-    for (const TensorType& t : outputs) {
-      w.push_back(static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank());
-      for (int64_t d : t.shape) w.push_back(static_cast<uint64_t>(d));
-    }
+  // (One word for op and counts: op < 2^8, results < 2^24, operands < 2^32.)
+  const uint64_t head = static_cast<uint64_t>(op) | static_cast<uint64_t>(outputs.size()) << 8 |
+                        static_cast<uint64_t>(num_operands) << 32;
+  if (num_operands > 0) return mix_word(mix_word(0x9e3779b97f4a7c15ull, head), attrs_hash);
+  SmallVec<uint64_t, 16> w{head, attrs_hash};
+  for (const TensorType& t : outputs) {
+    w.push_back(static_cast<uint64_t>(t.dtype) << 32 | t.shape.rank());
+    for (int64_t d : t.shape) w.push_back(static_cast<uint64_t>(d));
   }
   return hash_words(w.data(), w.size(), 0x9e3779b97f4a7c15ull);
 }
