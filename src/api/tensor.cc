@@ -13,9 +13,11 @@
 
 namespace lazax {
 namespace {
+[[gnu::noinline, gnu::cold]] void throw_undefined(const char* what) {
+  throw ValueError(std::string("[") + what + "] the tensor is undefined (default-constructed)");
+}
 const TensorImpl& checked(const Tensor& t, const char* what) {
-  if (!t.defined())
-    throw ValueError(std::string("[") + what + "] the tensor is undefined (default-constructed)");
+  if (!t.defined()) throw_undefined(what);
   return *t.impl();
 }
 std::string loc_str(const Loc& loc) {
@@ -57,9 +59,10 @@ Tensor::operator bool() const {
 void throw_concretization(const Tensor& t, const char* what, const Loc& loc, bool bool_conv) {
   const GraphNode& n = *t.impl()->pending().node;
   check_not_leaked(n, what);
-  std::string msg = std::string(bool_conv ? "[TracerBoolConversionError] " : "[ConcretizationError] ") +
-      "Abstract tracer value encountered where a concrete value is expected: " + what +
-      " of a " + t.type_str() + " produced by `" + std::string(op_name(n.op)) +
+  std::string msg =
+      std::string(bool_conv ? "[TracerBoolConversionError] " : "[ConcretizationError] ") +
+      "Abstract tracer value encountered where a concrete value is expected: " + what + " of a " +
+      t.type_str() + " produced by `" + std::string(op_name(n.op)) +
       "` while tracing the function '" + n.frame->name + "' (traced at " + n.frame->where +
       "), at " + loc_str(loc) +
       ". Inside a traced function values are not known yet. Use lazax::cond / lazax::where for "
@@ -252,8 +255,8 @@ Tensor arange(int64_t end, DType dtype) {
 
 Tensor arange(double start, double end, double step, DType dtype) {
   if (step == 0 || (end - start) / step < 0)
-    throw ValueError("[arange] empty or infinite range: start " + std::to_string(start) +
-                     ", end " + std::to_string(end) + ", step " + std::to_string(step));
+    throw ValueError("[arange] empty or infinite range: start " + std::to_string(start) + ", end " +
+                     std::to_string(end) + ", step " + std::to_string(step));
   auto n = static_cast<int64_t>(std::ceil((end - start) / step));
   Tensor i = record_op(OpCode::iota, {}, IotaAttrs{DType::f64, Shape({n}), 0});
   return (i * step + start).to(dtype);

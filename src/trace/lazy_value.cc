@@ -10,19 +10,36 @@ namespace {
 // in a cold cache line). Compacted when the empty slots outnumber the live ones.
 // (Made on first use, for values made during static initialization, and never destroyed, for
 // values in static storage that leave it during exit.)
-std::vector<LazyValue*>& slots() {
+// (A plain pointer, set on first use: read on every value made and freed, where a function's
+// static would cost its guard check.)
+std::vector<LazyValue*>* g_slots = nullptr;
+[[gnu::noinline]] std::vector<LazyValue*>& make_slots() {
   static auto* v = new std::vector<LazyValue*>();
+  g_slots = v;
   return *v;
 }
+std::vector<LazyValue*>& slots() { return g_slots ? *g_slots : make_slots(); }
 size_t g_count = 0;
+
+[[gnu::noinline]] void grow_slots(std::vector<LazyValue*>& s) { s.reserve(2 * s.size() + 64); }
 
 // Room for one more slot: the only step of registering a value that may throw, taken before
 // anything about the value changes.
 void make_room_for_a_slot() {
   std::vector<LazyValue*>& s = slots();
-  if (s.size() == s.capacity()) s.reserve(2 * s.size() + 64);
+  if (s.size() == s.capacity()) grow_slots(s);
 }
 }  // namespace
+
+void LazyValue::compact(std::vector<LazyValue*>& s) {
+  size_t live = 0;
+  for (LazyValue* v : s) {
+    if (!v) continue;
+    v->slot_ = static_cast<uint32_t>(live);
+    s[live++] = v;
+  }
+  s.resize(live);
+}
 
 LazyValue::~LazyValue() { unlink(); }
 
@@ -40,15 +57,7 @@ void LazyValue::link() {
   if (slot_ != kNoSlot) return;
   make_room_for_a_slot();
   std::vector<LazyValue*>& s = slots();
-  if (s.size() >= 64 && s.size() >= 2 * g_count) {
-    size_t live = 0;
-    for (LazyValue* v : s) {
-      if (!v) continue;
-      v->slot_ = static_cast<uint32_t>(live);
-      s[live++] = v;
-    }
-    s.resize(live);
-  }
+  if (s.size() >= 64 && s.size() >= 2 * g_count) compact(s);
   s.push_back(this);
   slot_ = static_cast<uint32_t>(s.size() - 1);
   ++g_count;
@@ -89,10 +98,7 @@ void LazyValue::set_data(Literal data) {
   unlink();
 }
 
-GraphValue LazyValue::leaf_value() {
-  if (!leaf_) leaf_ = data_leaf(data()).node;
-  return GraphValue{leaf_, 0};
-}
+void LazyValue::make_leaf() { leaf_ = data_leaf(data()).node; }
 
 std::vector<LazyValue*> pending_values() {
   materialize_deferred_values();  // they become pending values: sync must see them

@@ -87,18 +87,30 @@ void check_not_leaked(const GraphNode& node, const char* op) {
         "(see docs/ERRORS.md#leaked-tracer).");
 }
 
-GraphValue use_value(LazyValue& v, const ValueOwner& owner, const char* op) {
-  GraphValue g = v.graph_value();
-  check_not_leaked(*g.node, op);
-  const auto& f = current_frame_ptr();
-  if (!f || g.node->frame == f) return g;
-  // From outside the current frame: lift it to an implicit input (once per value).
+namespace {
+[[gnu::noinline, gnu::cold]] void throw_leaked(const GraphNode& node, const char* op) {
+  check_not_leaked(node, op);
+}
+
+// A value from outside the current frame: lifted to an implicit input (once per value).
+[[gnu::noinline]] GraphValue lift(LazyValue& v, const ValueOwner& owner, const GraphValue& g,
+                                  const std::shared_ptr<TraceFrame>& f) {
   auto it = f->capture_index.find(&v);
   if (it != f->capture_index.end()) return GraphValue{f->captures[it->second].placeholder, 0};
   auto node = make_placeholder(g.type(), f, -1);
   f->capture_index[&v] = f->captures.size();
   f->captures.push_back({owner.get(), node});
   return GraphValue{node, 0};
+}
+}  // namespace
+
+GraphValue use_value(LazyValue& v, const ValueOwner& owner, const char* op) {
+  GraphValue g = v.graph_value();
+  const auto& f = current_frame_ptr();
+  if (g.node->frame == f) return g;  // (the usual case: lazy mode, or a value of this trace)
+  if (g.node->frame && !g.node->frame->alive) throw_leaked(*g.node, op);
+  if (!f) return g;
+  return lift(v, owner, g, f);
 }
 
 void note_rebind(LazyValue& v, const ValueOwner& owner) {

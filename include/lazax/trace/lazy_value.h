@@ -42,9 +42,7 @@ class LazyValue {
         data_(make_pooled_unique<Literal>(std::move(data))),
         type_(&intern_type(data_->type)) {}
   // A new pending value (nothing to unbind: set_pending's other work is not needed).
-  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(&pending_.type()) {
-    link();
-  }
+  explicit LazyValue(GraphValue v) : pending_(std::move(v)), type_(&pending_.type()) { link(); }
   virtual ~LazyValue();
   LazyValue(const LazyValue&) = delete;
   LazyValue& operator=(const LazyValue&) = delete;
@@ -69,11 +67,17 @@ class LazyValue {
     if (const char* p = reinterpret_cast<const char*>(leaf_.get())) __builtin_prefetch(p - 16, 1);
   }
   // The value as a graph operand: the pending value, or a data leaf made once per data.
-  GraphValue graph_value() { return slot_ != kNoSlot ? pending_ : leaf_value(); }
+  GraphValue graph_value() {
+    if (slot_ != kNoSlot) return pending_;
+    if (!leaf_) make_leaf();
+    return GraphValue{leaf_, 0};
+  }
 
  private:
   friend std::vector<LazyValue*> pending_values();
-  GraphValue leaf_value();
+  [[gnu::noinline]] void make_leaf();
+  // Drops the registry's empty slots, renumbering the live values.
+  [[gnu::noinline]] static void compact(std::vector<LazyValue*>& s);
   void link();  // (throws only before changing anything)
   void unlink();
 
