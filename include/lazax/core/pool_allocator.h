@@ -6,6 +6,7 @@
 // std::allocate_shared (make_pooled below). At most kMaxFreeBlocks blocks per type are kept.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -64,12 +65,10 @@ constexpr size_t kByteClasses = 8;  // 32, 64, ..., 4096 bytes
 constexpr size_t kMinByteClass = 32;
 // The class of a block of `bytes` bytes, or kByteClasses when it is too big for one.
 inline size_t byte_class(size_t bytes) {
-  size_t c = 0, size = kMinByteClass;
-  while (size < bytes && c < kByteClasses) {
-    size <<= 1;
-    ++c;
-  }
-  return c;
+  if (bytes <= kMinByteClass) return 0;
+  // The smallest c with 32 << c >= bytes: bit_width(bytes - 1) - 5.
+  size_t c = static_cast<size_t>(std::bit_width(bytes - 1)) - 5;
+  return c < kByteClasses ? c : kByteClasses;
 }
 inline size_t byte_class_size(size_t c) { return kMinByteClass << c; }
 struct FreeByteBlocks {

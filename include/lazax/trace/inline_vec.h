@@ -57,8 +57,9 @@ class InlineVec {
   size_t size() const { return size_; }
   size_t capacity() const { return cap_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return heap_ ? heap_ : inline_data(); }
-  const T* data() const { return heap_ ? heap_ : inline_data(); }
+  // (One pointer, to the inline elements or the heap block: read without a branch.)
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   T* begin() { return data(); }
   T* end() { return data() + size_; }
   const T* begin() const { return data(); }
@@ -80,7 +81,7 @@ class InlineVec {
       old[i].~T();
     }
     free_heap();
-    heap_ = p;
+    data_ = p;
     cap_ = static_cast<uint32_t>(n);
   }
   void push_back(const T& v) { emplace_back(v); }
@@ -111,6 +112,7 @@ class InlineVec {
   }
 
  private:
+  bool on_heap() const { return data_ != inline_data(); }
   T* inline_data() { return std::launder(reinterpret_cast<T*>(inline_)); }
   const T* inline_data() const { return std::launder(reinterpret_cast<const T*>(inline_)); }
 
@@ -121,8 +123,8 @@ class InlineVec {
   }
   void free_heap() {
     // (cap_ elements fill more than half the block: their size names its class.)
-    if (heap_) pool_deallocate_bytes(heap_, size_t{cap_} * sizeof(T));
-    heap_ = nullptr;
+    if (on_heap()) pool_deallocate_bytes(data_, size_t{cap_} * sizeof(T));
+    data_ = inline_data();
   }
   void release() {
     clear();
@@ -131,8 +133,8 @@ class InlineVec {
   }
   // Takes o's elements (o is empty afterwards); this vector is empty and inline before.
   void take(InlineVec& o) {
-    if (o.heap_) {
-      heap_ = std::exchange(o.heap_, nullptr);
+    if (o.on_heap()) {
+      data_ = std::exchange(o.data_, o.inline_data());
       size_ = std::exchange(o.size_, 0);
       cap_ = std::exchange(o.cap_, N);
       return;
@@ -142,7 +144,7 @@ class InlineVec {
     o.clear();
   }
 
-  T* heap_ = nullptr;
+  T* data_ = reinterpret_cast<T*>(inline_);  // inline_ or a heap block
   uint32_t size_ = 0;
   uint32_t cap_ = N;
   alignas(T) unsigned char inline_[N * sizeof(T)];
