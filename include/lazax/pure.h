@@ -44,6 +44,7 @@ struct PureEntry {
   // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
   mutable const autodiff::VjpPrograms* vjp = nullptr;
   mutable std::vector<bool> vjp_wrt;
+  mutable uint64_t vjp_wrt_mask = 0;  // vjp_wrt as bits, when it has at most 64 inputs
 };
 using FlatFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,

@@ -85,6 +85,8 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   size_t n_in = in_types.size(), n_out = out_types.size();
   VjpPrograms p;
   p.wrt = wrt;
+  for (size_t i = 0; i < wrt.size(); ++i)
+    if (wrt[i]) p.wrt_index.push_back(static_cast<int32_t>(i));
   p.num_outputs = static_cast<int>(n_out);
   std::vector<TensorType> ct_types;
   for (const auto& t : out_types) {

@@ -214,9 +214,9 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
     fits = b.node(static_cast<int32_t>(first_ct + j)).outputs[0] == ct_in[j].impl()->type();
   GraphNodePtr node = fits ? record_checked_call(std::move(ops), p.bwd_call)
                            : record_multi(OpCode::call, std::move(ops), p.bwd_call);
-  int32_t k = 0;
-  for (size_t i = 0; i < per_input.size(); ++i)
-    if (p.wrt[i]) per_input[i] = make_pending(GraphValue{node, k++});
+  for (size_t k = 0; k < p.wrt_index.size(); ++k)
+    per_input[static_cast<size_t>(p.wrt_index[k])] =
+        make_pending(GraphValue{node, static_cast<int32_t>(k)});
   return per_input;
 }
 
@@ -232,9 +232,18 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     with_captures.insert(with_captures.end(), e.captures.begin(), e.captures.end());
   }
   const std::vector<Tensor>& inputs = e.captures.empty() ? args : with_captures;
+  // Which inputs require grad, as bits when there are at most 64 (a layer's parameters and
+  // activation: compared with the entry's last split in one word).
+  const bool as_bits = inputs.size() <= 64;
+  uint64_t mask = 0;
   bool needs_grad = false;
-  if (grad_enabled())
-    for (const Tensor& t : inputs) needs_grad = needs_grad || t.requires_grad();
+  if (grad_enabled()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].requires_grad()) continue;
+      needs_grad = true;
+      if (as_bits) mask |= uint64_t{1} << i;
+    }
+  }
   std::vector<Tensor> results;
   if (!needs_grad) {
     results = record_op_multi(OpCode::call, inputs, CallAttrs{e.fn});
@@ -244,12 +253,17 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     // The split for this `wrt` (usually the same on every call): remembered by the entry, so
     // that a call does not look it up in the global cache, where it lives as long as the process.
     bool same = e.vjp && e.vjp_wrt.size() == inputs.size();
-    for (size_t i = 0; same && i < inputs.size(); ++i) same = e.vjp_wrt[i] == wrt(i);
+    if (same && as_bits) {
+      same = e.vjp_wrt_mask == mask;
+    } else {
+      for (size_t i = 0; same && i < inputs.size(); ++i) same = e.vjp_wrt[i] == wrt(i);
+    }
     if (!same) {
       std::vector<bool> w(inputs.size());
       for (size_t i = 0; i < inputs.size(); ++i) w[i] = wrt(i);
       e.vjp = &autodiff::vjp_programs(e.fn, w);
       e.vjp_wrt = std::move(w);
+      e.vjp_wrt_mask = mask;
     }
     const autodiff::VjpPrograms* p = e.vjp;
     // The forward call (not taped: its backward is the custom rule below).
