@@ -130,6 +130,17 @@ class Residuals final : public DeferredValues {
     if (last_use) unregister();  // nothing left to materialize
   }
 
+  // Moves every value out as the start of a backward call's operands, when all are still graph
+  // values of the current trace context (the usual case: no sync came between the forward and
+  // the backward): the list was made with room for the cotangents, so nothing is copied.
+  // False (nothing changed) otherwise.
+  bool take_all(GraphOperands& ops) {
+    if (values_.empty() || !tensors_.empty() || frame_ != current_frame_ptr()) return false;
+    ops = std::move(values_);
+    unregister();  // nothing left to materialize
+    return true;
+  }
+
   // The values as tensors (for the taped backward of create_graph).
   const std::vector<Tensor>& tensors() {
     unregister();
@@ -159,8 +170,8 @@ class Residuals final : public DeferredValues {
     }
   }
 
-  GraphOperands values_;  // those not yet handed to tensors (the others: undefined)
-  std::vector<Tensor> tensors_;     // parallel to values_ once a value has a handle
+  GraphOperands values_;         // those not yet handed to tensors (the others: undefined)
+  std::vector<Tensor> tensors_;  // parallel to values_ once a value has a handle
   std::shared_ptr<TraceFrame> frame_;
 };
 
@@ -202,8 +213,11 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   }
   cut_if_too_big();
   GraphOperands ops;
-  ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
-  res.append_operands(ops, autodiff::saved_values_released_after_rule());
+  const bool last_use = autodiff::saved_values_released_after_rule();
+  if (!(last_use && res.take_all(ops))) {
+    ops.reserve(static_cast<size_t>(p.num_residuals) + p.bwd_inputs.size() + ct_in.size());
+    res.append_operands(ops, last_use);
+  }
   for (const Tensor& t : ct_in) ops.push_back(operand(t, "call"));
   // The residuals and inputs fit p.bwd by construction (the forward call's results and checked
   // operands): only the cotangents are compared before the call is recorded unchecked.
@@ -277,35 +291,35 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     // The backward reads the inputs it needs as this call's operands (not the argument tensors,
     // which the write-backs below or the caller may update in place before the backward).
     size_t n_res = static_cast<size_t>(p->num_residuals);
-    GraphOperands saved;
-    saved.resize(n_res + p->bwd_inputs.size());
-    for (size_t k = 0; k < p->bwd_inputs.size(); ++k)
-      saved[n_res + k] = ops[static_cast<size_t>(p->bwd_inputs[k])];
     // The operands are compared with p->fwd's parameters on the tensors, whose handles the
     // signature key has just read, not on their graph nodes (a model's parameters' leaves are
     // cold by now); a mismatch takes the checked path, whose shape rule reports it.
-    bool fits = p->fwd->takes_interned(inputs.size(), [&](size_t i) -> const TensorType& {
-      return inputs[i].impl()->type();
-    });
+    bool fits = p->fwd->takes_interned(
+        inputs.size(), [&](size_t i) -> const TensorType& { return inputs[i].impl()->type(); });
     GraphNodePtr node = fits ? record_checked_call(std::move(ops), p->fwd_call)
                              : record_multi(OpCode::call, std::move(ops), p->fwd_call);
     std::vector<Tensor> outs;
     outs.reserve(static_cast<size_t>(p->num_outputs));
     for (int32_t k = 0; k < p->num_outputs; ++k) outs.push_back(make_pending(GraphValue{node, k}));
+    // The residuals, then the inputs the backward reads (this call's operands, as recorded),
+    // with room for the cotangents the backward call adds (Residuals::take_all).
+    GraphOperands saved;
+    saved.reserve(n_res + p->bwd_inputs.size() + static_cast<size_t>(p->num_outputs));
     for (size_t k = 0; k < n_res; ++k)
-      saved[k] = GraphValue{node, p->num_outputs + static_cast<int32_t>(k)};
+      saved.push_back(GraphValue{node, p->num_outputs + static_cast<int32_t>(k)});
+    for (int i : p->bwd_inputs) saved.push_back(node->operands[static_cast<size_t>(i)]);
     // The tape entry holds them until backward releases it (or the tape dies).
     auto res = make_pooled<Residuals>(std::move(saved));
     // (The rule captures two plain pointers: it fits in std::function's own storage, and the
     // entry keeps `res` alive beside it.)
     Residuals* r_ptr = res.get();
-    results = attach_custom_vjp(
-        inputs, std::move(outs),
-        CustomVjpWithInputs([p, r_ptr](const std::vector<Tensor>& cts,
-                                       std::span<const Tensor> saved_inputs) {
-          return call_backward(*p, *r_ptr, cts, saved_inputs);
-        }),
-        std::move(res));
+    results =
+        attach_custom_vjp(inputs, std::move(outs),
+                          CustomVjpWithInputs([p, r_ptr](const std::vector<Tensor>& cts,
+                                                         std::span<const Tensor> saved_inputs) {
+                            return call_backward(*p, *r_ptr, cts, saved_inputs);
+                          }),
+                          std::move(res));
   }
   // Write the new values of in-place-updated inputs back.
   for (const auto& [r, i] : e.arg_writebacks) {
@@ -345,7 +359,8 @@ void compare_traces(const std::string& name, const Function& cached, const Funct
       "[assume_pure] '" + name +
       "' traced to a different program than on its first call, so it is not a pure function of "
       "its inputs (it reads state that changes between calls, such as a global or a host "
-      "value). First difference at " + first +
+      "value). First difference at " +
+      first +
       ". Pass such values as tensor arguments or static arguments. See "
       "docs/ERRORS.md#impure-function.");
 }
