@@ -4,20 +4,17 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "lazax/core/hash.h"
+
 namespace lazax {
 namespace {
 
-uint64_t mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  return h;
-}
-
+// (The project's word mixing, core/hash.h, one word per dim.)
 uint64_t type_hash(const TensorType& t) {
-  uint64_t h = mix(static_cast<uint64_t>(t.dtype) << 8 | t.shape.rank());
-  for (int64_t d : t.shape) h = mix(h ^ static_cast<uint64_t>(d) * 0x9e3779b97f4a7c15ull);
-  return h;
+  Hasher h;
+  h.add(static_cast<uint64_t>(t.dtype) << 8 | t.shape.rank());
+  for (int64_t d : t.shape) h.add_signed(d);
+  return h.digest();
 }
 
 struct ByValue {
