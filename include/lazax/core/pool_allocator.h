@@ -1,170 +1,85 @@
-// An allocator for objects made and freed by the thousand on every training step (graph nodes,
-// tensor handles, tape entries): freed blocks go to a free stack per thread and type and are
-// handed out again. A training loop frees each step's graph and tape at sync and records the
-// next one right away; recycling spares the system allocator that churn, in which it may hand
-// pages back to the OS and fault them in again on the next step. Use it with
-// std::allocate_shared (make_pooled below). At most kMaxFreeBlocks blocks per type are kept.
+// The allocator of the objects made and freed by the thousand on every training step (graph
+// nodes, tensor handles, tape entries, literals) and of the heap storage of their short lists.
+// It is mimalloc (Debian's libmimalloc-dev) where the build has it (LAZAX_HAVE_MIMALLOC), and the
+// global operator new otherwise (the sanitizer and fuzzing builds, where AddressSanitizer must see
+// every block).
+//
+// Why mimalloc: a training loop frees each step's graph and tape at sync and records the next one
+// right away, and different loops (a plain lazy step of 15K nodes, an assume_pure step of 300)
+// take turns on one thread. mimalloc keeps a free list per 64 KiB page and allocates from one page
+// until it is used up, so the blocks of one step sit together in few pages whatever ran before.
+// A free stack per type (what this file was before) handed such a step blocks scattered over every
+// page the big step had touched: the assume_pure step measured 16-20% slower after a plain lazy
+// one than alone (DECISIONS.md, "Allocator"). Debian's build of mimalloc also replaces malloc and
+// operator new for the whole process once the library is loaded, so std containers share it.
 #pragma once
-#include <algorithm>
-#include <bit>
 #include <cstddef>
 #include <memory>
 #include <new>
 #include <utility>
-#include <vector>
+
+#if LAZAX_HAVE_MIMALLOC
+#include <mimalloc.h>
+#endif
 
 namespace lazax {
 
 namespace detail {
 
-// Frees a block of `bytes` bytes from ::operator new (sized where the compiler has sized
-// deallocation: clang does not by default, as in the fuzzing build).
-inline void delete_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
-#if defined(__cpp_sized_deallocation)
+// A block of `bytes` bytes at the default new alignment; throws std::bad_alloc.
+inline void* allocate_block(size_t bytes) {
+#if LAZAX_HAVE_MIMALLOC
+  return mi_new(bytes);
+#else
+  return ::operator new(bytes);
+#endif
+}
+// Frees a block of allocate_block of `bytes` bytes.
+inline void free_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
+#if LAZAX_HAVE_MIMALLOC
+  mi_free(p);
+#elif defined(__cpp_sized_deallocation)
   ::operator delete(p, bytes);
 #else
-  ::operator delete(p);
+  ::operator delete(p);  // clang does not size deallocations by default (the fuzzing build)
 #endif
 }
-
-// Under AddressSanitizer the pool hands every block back to the system allocator, so that a use
-// after free is reported rather than hidden by a recycled block.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr size_t kMaxFreeBlocks = 0;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr size_t kMaxFreeBlocks = 0;
-#else
-constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
-#endif
-#else
-constexpr size_t kMaxFreeBlocks = size_t{1} << 17;
-#endif
-
-// The free blocks of one type on one thread: a stack of addresses, apart from the blocks, so
-// that taking one reads this array rather than the (cold) block itself, and the block after it
-// can be prefetched while the caller fills this one.
-template <class T>
-struct FreeBlocks {
-  std::vector<void*> blocks;
-  static inline thread_local bool dead = false;  // this thread's list is gone (thread exit)
-  ~FreeBlocks() {
-    dead = true;
-    for (void* b : blocks) delete_block(b, sizeof(T));
-  }
-};
-template <class T>
-thread_local FreeBlocks<T> t_free_blocks;
-
-// Variable-size blocks (the heap storage of short lists that outlive a call: a graph node's
-// operands and outputs, a tape entry's saved inputs) come from size classes of 32 bytes to 4 KiB,
-// powers of two, each with a free stack per thread like the typed pools'. A training step keeps
-// hundreds of such lists alive until its backward or sync, more than the system allocator's
-// per-thread cache holds, so without the classes each one would take its slow path.
-constexpr size_t kByteClasses = 8;  // 32, 64, ..., 4096 bytes
-constexpr size_t kMinByteClass = 32;
-// The class of a block of `bytes` bytes, or kByteClasses when it is too big for one.
-inline size_t byte_class(size_t bytes) {
-  if (bytes <= kMinByteClass) return 0;
-  // The smallest c with 32 << c >= bytes: bit_width(bytes - 1) - 5.
-  size_t c = static_cast<size_t>(std::bit_width(bytes - 1)) - 5;
-  return c < kByteClasses ? c : kByteClasses;
-}
-inline size_t byte_class_size(size_t c) { return kMinByteClass << c; }
-struct FreeByteBlocks {
-  std::vector<void*> blocks[kByteClasses];
-  static inline thread_local bool dead = false;
-  ~FreeByteBlocks() {
-    dead = true;
-    for (size_t c = 0; c < kByteClasses; ++c)
-      for (void* b : blocks[c]) delete_block(b, byte_class_size(c));
-  }
-};
-inline thread_local FreeByteBlocks t_free_bytes;
 
 }  // namespace detail
 
-// A block of at least `bytes` bytes (default new alignment) from the size classes, and its
-// usable size in `usable` (pass that size back to pool_deallocate_bytes).
+// A block of at least `bytes` bytes (default new alignment), and its usable size in `usable`,
+// all of which is the caller's: mimalloc rounds a size up to its size class (so a growing list
+// uses the whole block), operator new gives what was asked. Pass `usable` back to
+// pool_deallocate_bytes.
 inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
-  size_t c = detail::byte_class(bytes);
-  if (c == detail::kByteClasses) {
-    usable = bytes;
-    return ::operator new(bytes);
-  }
-  usable = detail::byte_class_size(c);
-  if (!detail::FreeByteBlocks::dead) {
-    std::vector<void*>& b = detail::t_free_bytes.blocks[c];
-    if (!b.empty()) {
-      void* p = b.back();
-      b.pop_back();
-      return p;
-    }
-  }
-  return ::operator new(usable);
+#if LAZAX_HAVE_MIMALLOC
+  usable = mi_good_size(bytes);
+#else
+  usable = bytes;
+#endif
+  return detail::allocate_block(usable);
 }
-// Gives back a block of pool_allocate_bytes. `bytes` is its usable size, or any size over half
-// of it (such as the bytes of the whole elements it holds).
-inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept {
-  size_t c = detail::byte_class(bytes);
-  if (c == detail::kByteClasses) {
-    detail::delete_block(p, bytes);
-    return;
-  }
-  size_t usable = detail::byte_class_size(c);
-  if (!detail::FreeByteBlocks::dead) {
-    std::vector<void*>& b = detail::t_free_bytes.blocks[c];
-    // At most 64 MiB kept per class (and none under AddressSanitizer).
-    size_t limit = std::min(detail::kMaxFreeBlocks, (size_t{64} << 20) / usable);
-    if (b.size() < limit) {
-      try {
-        b.push_back(p);
-        return;
-      } catch (...) {  // no memory for the list's growth: the block goes back instead
-      }
-    }
-  }
-  detail::delete_block(p, usable);
-}
+// Gives back a block of pool_allocate_bytes; `bytes` is its usable size.
+inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept { detail::free_block(p, bytes); }
 
+// The allocator to give std::allocate_shared (make_pooled below) and containers.
 template <class T>
 struct PoolAllocator {
-  static_assert(sizeof(T) >= sizeof(void*) && alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
   using value_type = T;
   PoolAllocator() = default;
   template <class U>
   PoolAllocator(const PoolAllocator<U>&) {}
 
   T* allocate(size_t n) {
-    using F = detail::FreeBlocks<T>;
-    if (n == 1 && !F::dead && !detail::t_free_blocks<T>.blocks.empty()) {
-      std::vector<void*>& b = detail::t_free_blocks<T>.blocks;
-      T* p = static_cast<T*>(b.back());
-      b.pop_back();
-      // The next block is written by the next allocation: fetch it now (a freed block is cold).
-      if (!b.empty()) {
-        for (size_t i = 0; i < sizeof(T); i += 64)
-          __builtin_prefetch(static_cast<const char*>(b.back()) + i, 1);
-      }
-      return p;
-    }
-    return static_cast<T*>(::operator new(n * sizeof(T)));
+    if (n > size_t(-1) / sizeof(T)) throw std::bad_array_new_length();
+    return static_cast<T*>(detail::allocate_block(n * sizeof(T)));
   }
-  void deallocate(T* p, size_t n) noexcept {
-    using F = detail::FreeBlocks<T>;
-    if (n == 1 && !F::dead && detail::t_free_blocks<T>.blocks.size() < detail::kMaxFreeBlocks) {
-      try {
-        detail::t_free_blocks<T>.blocks.push_back(p);
-        return;
-      } catch (...) {  // no memory for the list's growth: the block goes back instead
-      }
-    }
-    detail::delete_block(p, n * sizeof(T));
-  }
+  void deallocate(T* p, size_t n) noexcept { detail::free_block(p, n * sizeof(T)); }
   friend bool operator==(const PoolAllocator&, const PoolAllocator&) { return true; }
 };
 
-// unique_ptr to an object from the pool.
+// unique_ptr to an object from PoolAllocator.
 template <class T>
 struct PooledDelete {
   void operator()(T* p) const {
@@ -186,7 +101,7 @@ PooledPtr<T> make_pooled_unique(A&&... args) {
   return PooledPtr<T>(p);
 }
 
-// std::make_shared<T>(args...) with the object and its control block from the pool.
+// std::make_shared<T>(args...) with the object and its control block from PoolAllocator.
 template <class T, class... A>
 std::shared_ptr<T> make_pooled(A&&... args) {
   return std::allocate_shared<T>(PoolAllocator<T>(), std::forward<A>(args)...);
