@@ -25,8 +25,8 @@ metrics::Counter& ops_recorded() {
   return c;
 }
 
-// Graph nodes come from a pool (core/pool_allocator.h): each step frees one graph and records
-// the next.
+// Graph nodes come from PoolAllocator (core/pool_allocator.h): each step frees one graph and
+// records the next.
 template <class... A>
 GraphNodePtr new_node(A&&... args) {
   return make_pooled<GraphNode>(std::forward<A>(args)...);

@@ -1,8 +1,9 @@
 // The allocator of core/pool_allocator.h (mimalloc where the build has it, operator new in the
 // sanitizer builds) and InlineVec's heap storage, which comes from it: a block's usable size
 // covers the request and all of it is the caller's, a growing list uses its whole block, objects
-// made by make_pooled and make_pooled_unique are destroyed and freed, and a block may be freed on
-// another thread than the one that allocated it.
+// made by make_pooled and make_pooled_unique are destroyed and freed, a block may be freed on
+// another thread than the one that allocated it, even after that thread has exited, and a size
+// no block can have is refused.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -26,7 +27,7 @@ TEST(PoolBytes, TheUsableSizeCoversTheRequestAndIsAllTheCallers) {
     ASSERT_NE(p, nullptr);
     EXPECT_GE(usable, asked);
 #if LAZAX_HAVE_MIMALLOC
-    EXPECT_EQ(usable, mi_good_size(asked)) << "asked " << asked;
+    EXPECT_TRUE(mi_check_owned(p)) << "asked " << asked;  // from mimalloc's heap
     EXPECT_GE(mi_usable_size(p), usable);
 #else
     EXPECT_EQ(usable, asked) << "asked " << asked;
@@ -34,6 +35,9 @@ TEST(PoolBytes, TheUsableSizeCoversTheRequestAndIsAllTheCallers) {
     std::memset(p, 0xab, usable);  // all of it is the caller's (ASan checks the bounds)
     pool_deallocate_bytes(p, usable);
   }
+  // A size no block can have is refused, not rounded (mimalloc's rounding would wrap to 0).
+  size_t usable = 7;
+  EXPECT_THROW((void)pool_allocate_bytes(size_t(-1) - 100, usable), std::bad_alloc);
 }
 
 namespace {
@@ -54,6 +58,10 @@ TEST(PoolAllocator, PooledObjectsAreDestroyedAndAFailedConstructionFreesItsBlock
     std::shared_ptr<Counted> s = make_pooled<Counted>(&live);
     PooledPtr<Counted> u = make_pooled_unique<Counted>(&live);
     EXPECT_EQ(live, 2);
+#if LAZAX_HAVE_MIMALLOC
+    EXPECT_TRUE(mi_check_owned(s.get()));
+    EXPECT_TRUE(mi_check_owned(u.get()));
+#endif
     std::memset(s->payload, 1, sizeof s->payload);
     std::memset(u->payload, 2, sizeof u->payload);
   }
@@ -83,6 +91,26 @@ TEST(PoolAllocator, ABlockMayBeFreedOnAnotherThread) {
   // And the allocating thread goes on allocating.
   auto again = make_pooled<Counted>(&live);
   EXPECT_EQ(live, 1);
+}
+
+TEST(PoolAllocator, ObjectsOutliveTheThreadThatMadeThem) {
+  int live = 0;
+  std::vector<std::shared_ptr<Counted>> made;
+  PooledPtr<Counted> one;
+  size_t usable = 0;
+  void* bytes = nullptr;
+  std::thread([&] {
+    for (int i = 0; i < 500; ++i) made.push_back(make_pooled<Counted>(&live));
+    one = make_pooled_unique<Counted>(&live);
+    bytes = pool_allocate_bytes(1000, usable);
+  }).join();  // the thread is gone; its blocks stay valid
+  EXPECT_EQ(live, 501);
+  for (auto& m : made) std::memset(m->payload, 3, sizeof m->payload);
+  std::memset(bytes, 4, usable);
+  made.clear();
+  one.reset();
+  pool_deallocate_bytes(bytes, usable);
+  EXPECT_EQ(live, 0);
 }
 
 TEST(InlineVecHeap, GrowingPastInlineKeepsElementsAndUsesTheWholeBlock) {

@@ -14,6 +14,7 @@
 // operator new for the whole process once the library is loaded, so std containers share it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <utility>
@@ -26,10 +27,14 @@ namespace lazax {
 
 namespace detail {
 
-// A block of `bytes` bytes at the default new alignment; throws std::bad_alloc.
+// A block of `bytes` bytes, aligned for any object of that size (at most
+// __STDCPP_DEFAULT_NEW_ALIGNMENT__); throws std::bad_alloc when there is no memory. (mi_malloc,
+// not mi_new: Debian builds mimalloc as C, whose mi_new aborts instead of throwing.)
 inline void* allocate_block(size_t bytes) {
 #if LAZAX_HAVE_MIMALLOC
-  return mi_new(bytes);
+  void* p = mi_malloc(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
 #else
   return ::operator new(bytes);
 #endif
@@ -47,11 +52,11 @@ inline void free_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
 
 }  // namespace detail
 
-// A block of at least `bytes` bytes (default new alignment), and its usable size in `usable`,
-// all of which is the caller's: mimalloc rounds a size up to its size class (so a growing list
-// uses the whole block), operator new gives what was asked. Pass `usable` back to
-// pool_deallocate_bytes.
+// A block of at least `bytes` bytes (aligned as allocate_block's), and its usable size in
+// `usable`, all of which is the caller's: mimalloc rounds a size up to its size class (so a
+// growing list uses the whole block), operator new gives what was asked. Throws std::bad_alloc.
 inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
+  if (bytes > size_t{PTRDIFF_MAX}) throw std::bad_alloc();  // (no size class rounds it up)
 #if LAZAX_HAVE_MIMALLOC
   usable = mi_good_size(bytes);
 #else
@@ -59,7 +64,8 @@ inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
 #endif
   return detail::allocate_block(usable);
 }
-// Gives back a block of pool_allocate_bytes; `bytes` is its usable size.
+// Gives back a block of pool_allocate_bytes. `bytes` is the size asked for, the usable size, or
+// any size between (operator new's sized delete needs one; the two are equal there).
 inline void pool_deallocate_bytes(void* p, size_t bytes) noexcept { detail::free_block(p, bytes); }
 
 // The allocator to give std::allocate_shared (make_pooled below) and containers.

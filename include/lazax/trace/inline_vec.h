@@ -2,6 +2,7 @@
 // nodes hold their operands and output types in these, so that recording an op allocates the node
 // and nothing else. (core/small_vec.h is the same idea for trivially copyable elements.)
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -72,9 +73,10 @@ class InlineVec {
   void reserve(size_t n) {
     if (n <= cap_) return;
     static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    if (n > UINT32_MAX) throw std::bad_array_new_length();  // (cap_ is 32 bits)
     size_t usable = 0;
     T* p = static_cast<T*>(pool_allocate_bytes(n * sizeof(T), usable));
-    n = usable / sizeof(T);  // the whole block is usable
+    n = std::min<size_t>(usable / sizeof(T), UINT32_MAX);  // the whole block is usable
     T* old = data();
     for (size_t i = 0; i < size_; ++i) {
       new (p + i) T(std::move(old[i]));
@@ -122,7 +124,7 @@ class InlineVec {
     for (; first != last; ++first) new (data() + size_++) T(*first);
   }
   void free_heap() {
-    // (cap_ elements fill more than half the block: their size names its class.)
+    // (cap_ elements' bytes lie between the size asked for and the block's usable size.)
     if (on_heap()) pool_deallocate_bytes(data_, size_t{cap_} * sizeof(T));
     data_ = inline_data();
   }
