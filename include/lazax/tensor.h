@@ -107,7 +107,9 @@ class Tensor {
   // accumulates it into their grad(). Lazy: nothing runs until sync(). With retain_graph=false
   // the tape's saved values are freed and a second backward through it is an error. With
   // create_graph=true the gradient computation is itself taped (higher-order derivatives).
-  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false,
+  // retain_graph defaults to create_graph, as in PyTorch: a taped gradient is usually
+  // differentiated again through the same tape.
+  void backward(const Tensor& gradient = Tensor(), std::optional<bool> retain_graph = std::nullopt,
                 bool create_graph = false) const;
 
   TensorImpl* impl() const { return impl_.get(); }

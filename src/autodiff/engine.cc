@@ -222,7 +222,8 @@ Tensor zeros_of(const TensorType& like) { return zeros(like.shape.vec(), like.dt
 std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
                                  const std::vector<Tensor>& targets, bool accumulate_leaves,
                                  bool retain_graph, bool create_graph) {
-  // Checked before anything is changed.
+  // Checked before anything is changed. A gradient of another dtype is cast to the output's
+  // below, as in PyTorch.
   for (size_t i = 0; i < roots.size() && i < cts.size(); ++i) {
     if (roots[i].defined() && cts[i].defined() && cts[i].shape() != roots[i].shape())
       throw ShapeError("[backward] the gradient passed for an output " + roots[i].type_str() +
@@ -287,6 +288,8 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
         throw ValueError("[backward] grad can be implicitly created only for scalar outputs, got " +
                          r.type_str() + "; pass a gradient of the same shape");
       ct = ones(r.sizes(), r.dtype());
+    } else if (ct.dtype() != r.dtype()) {
+      ct = ct.to(r.dtype());  // as PyTorch's engine does (validate_outputs)
     }
     Key k = key_of(r);
     if (r.impl()->grad_fn || target_keys.count(k)) {
@@ -433,13 +436,15 @@ Tensor transform_input(const Tensor& p) {
 
 namespace lazax {
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph,
+                      bool create_graph) const {
   if (!defined()) throw ValueError("[backward] the tensor is undefined");
   if (!requires_grad())
     throw ValueError("[backward] " + type_str() +
                      " does not require grad and has no tape entry: no input of its computation "
                      "had requires_grad_() set (or it was computed under NoGrad)");
-  autodiff::run_backward({*this}, {gradient}, {}, true, retain_graph, create_graph);
+  autodiff::run_backward({*this}, {gradient}, {}, true, retain_graph.value_or(create_graph),
+                         create_graph);
 }
 
 }  // namespace lazax

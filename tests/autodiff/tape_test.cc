@@ -1,5 +1,7 @@
 // Tape autograd (backward(), grad(), NoGrad, detach, retain_graph, accumulation) and how it
 // agrees with the functional transforms; errors that users meet.
+#include <cmath>
+
 #include "lazax/core/metrics.h"
 #include "lazax/ir/builder.h"
 #include "test_util.h"
@@ -176,6 +178,50 @@ TEST(Tape, HigherOrderWithCreateGraph) {
   zero_grad({p});
   g.sum().backward();
   expect_near(values(p.grad()), {6.0, 12.0}, 1e-9);
+}
+
+TEST(Tape, CreateGraphRetainsTheGraphUnlessToldNot) {
+  // As in PyTorch, retain_graph defaults to create_graph.
+  Tensor p = from_vector<double>({1.0, 2.0}, {2});
+  p.requires_grad_();
+  Tensor y = pow(p, 3.0).sum();
+  y.backward(Tensor(), std::nullopt, /*create_graph=*/true);
+  Tensor g = p.grad();  // 3 p^2, itself on the tape
+  zero_grad({p});
+  y.backward();  // the first backward kept the tape: allowed once more (and frees it)
+  expect_near(values(p.grad()), {3.0, 12.0}, 1e-9);
+  std::string msg = error_of<ValueError>([&] { y.backward(); });
+  EXPECT_NE(msg.find("second time"), std::string::npos) << msg;
+  zero_grad({p});
+  g.sum().backward();  // the taped gradient's own tape
+  expect_near(values(p.grad()), {6.0, 12.0}, 1e-9);
+
+  // Told not to, it frees the tape as it goes.
+  Tensor q = from_vector<double>({1.0, 2.0}, {2});
+  q.requires_grad_();
+  Tensor z = pow(q, 3.0).sum();
+  z.backward(Tensor(), /*retain_graph=*/false, /*create_graph=*/true);
+  msg = error_of<ValueError>([&] { z.backward(); });
+  EXPECT_NE(msg.find("second time"), std::string::npos) << msg;
+}
+
+TEST(Tape, AGradientOfAnotherDtypeIsCastToTheOutputs) {
+  // As in PyTorch: y.backward(g) with g of another floating dtype casts g to y's dtype.
+  Tensor p = from_vector<float>({0.5f, 1.0f, 2.0f}, {3});
+  p.requires_grad_();
+  Tensor y = sin(p);
+  y.backward(from_vector<double>({1.0, 2.0, 3.0}, {3}));
+  ASSERT_TRUE(p.grad().defined());
+  EXPECT_EQ(p.grad().dtype(), DType::f32);
+  expect_near(values(p.grad()),
+              {std::cos(0.5) * 1.0, std::cos(1.0) * 2.0, std::cos(2.0) * 3.0}, 1e-6);
+  // A gradient of another shape is still an error, naming both types.
+  Tensor q = from_vector<float>({1.0f, 2.0f}, {2});
+  q.requires_grad_();
+  std::string msg =
+      error_of<ShapeError>([&] { sin(q).backward(from_vector<double>({1.0, 2.0, 3.0}, {3})); });
+  EXPECT_NE(msg.find("f32[2]"), std::string::npos) << msg;
+  EXPECT_FALSE(q.grad().defined());
 }
 
 TEST(Tape, TrainingLoopCompilesOnce) {
