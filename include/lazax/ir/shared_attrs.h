@@ -27,8 +27,8 @@ class SharedAttrs {
   SharedAttrs() = default;  // NoAttrs
   SharedAttrs(Attrs a);     // NOLINT: implicit, as ops are called with attribute structs
   template <class A>
-  requires detail::IsAlternative<std::decay_t<A>, Attrs>::value SharedAttrs(A&& a)
-      : SharedAttrs(Attrs(std::forward<A>(a))) {}  // NOLINT
+    requires detail::IsAlternative<std::decay_t<A>, Attrs>::value
+  SharedAttrs(A&& a) : SharedAttrs(Attrs(std::forward<A>(a))) {}  // NOLINT
   SharedAttrs(const SharedAttrs& o) : p_(o.p_) { retain(); }
   SharedAttrs(SharedAttrs&& o) noexcept : p_(std::exchange(o.p_, 0)) {}
   SharedAttrs& operator=(const SharedAttrs& o) {
