@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
-  libxxhash-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libxxhash-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libhwy-dev libmimalloc-dev python3-torch python3-numpy)
 
 install_missing() {

@@ -16,7 +16,7 @@
 #include "decoder.h"
 #include "subprocess.h"
 #include "lazax/core/metrics.h"
-#include "lazax/pure.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/runtime/context.h"
 
 namespace lazax::bench {

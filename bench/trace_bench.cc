@@ -9,7 +9,7 @@
 
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 #include "lazax/trace/graph.h"
 
 namespace lazax::bench {

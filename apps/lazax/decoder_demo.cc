@@ -11,7 +11,7 @@
 #include "decoder.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
-#include "lazax/pure.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/runtime/metrics_report.h"
 
 namespace lazax::cli {

@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "lazax/autodiff/eval_function.h"
 #include "lazax/core/error.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::cli {
 

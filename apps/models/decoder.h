@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "lazax/tensor.h"
-#include "lazax/tree.h"
+#include "lazax/api/tensor.h"
+#include "lazax/autodiff/tree.h"
 
 namespace lazax::models {
 

@@ -4,7 +4,7 @@
 
 #include "lazax/core/chain_release.h"
 #include "lazax/trace/scope.h"
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

@@ -1,7 +1,7 @@
 // Elementwise ops with NumPy/PyTorch broadcasting and type promotion, written with primitives.
 #include <cmath>
 
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

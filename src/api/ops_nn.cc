@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

@@ -1,11 +1,11 @@
 // Generators and the random factories (rand, randn, randint, manual_seed): random_bits on the
 // generator's key, then plain elementwise ops turn the bits into the wanted distribution.
-#include "lazax/random.h"
+#include "lazax/api/random.h"
 
 #include <cmath>
 #include <string>
 
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

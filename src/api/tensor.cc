@@ -9,7 +9,7 @@
 #include "lazax/core/small_vec.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/trace_stack.h"
-#include "tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {

@@ -1,6 +1,6 @@
 // check_grads: JAX's numerical gradient checks (jax/_src/public_test_util.py), on the
 // functional transforms vjp and jvp.
-#include "lazax/check_grads.h"
+#include "lazax/autodiff/check_grads.h"
 
 #include <cmath>
 #include <random>
@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "lazax/transforms.h"
+#include "lazax/autodiff/transforms.h"
 
 namespace lazax {
 namespace {

@@ -1,10 +1,10 @@
 // cond / switch / while_loop / scan: bodies traced with the pure-function machinery, captured
 // tensors appended as operands, one control-flow node recorded.
-#include "lazax/control_flow.h"
+#include "lazax/autodiff/control_flow.h"
 
-#include "../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "lazax/ir/builder.h"
-#include "lazax/pure.h"
+#include "lazax/autodiff/pure.h"
 
 namespace lazax {
 namespace {

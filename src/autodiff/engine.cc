@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/trace/scope.h"
 

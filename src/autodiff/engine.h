@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <mutex>
 
-#include "../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "engine.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/core/metrics.h"

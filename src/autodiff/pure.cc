@@ -1,10 +1,10 @@
 // Tracing pure functions once and calling them as single nodes, with a functional VJP.
-#include "lazax/pure.h"
+#include "lazax/autodiff/pure.h"
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "engine.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/core/metrics.h"
@@ -12,7 +12,7 @@
 #include "lazax/runtime/context.h"
 #include "lazax/trace/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
-#include "lazax/transforms.h"
+#include "lazax/autodiff/transforms.h"
 
 namespace lazax {
 namespace detail {

@@ -1,7 +1,7 @@
 // The non-templated parts of the functional transforms.
-#include "lazax/transforms.h"
+#include "lazax/autodiff/transforms.h"
 
-#include "../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "engine.h"
 
 namespace lazax::detail {

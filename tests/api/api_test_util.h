@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lazax/core/error.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::testing {
 

@@ -4,7 +4,7 @@
 // recording, graph building, caching and replay do not change any value.
 #include "api_test_util.h"
 #include "lazax/core/metrics.h"
-#include "lazax/random.h"
+#include "lazax/api/random.h"
 
 using namespace lazax;
 using namespace lazax::testing;

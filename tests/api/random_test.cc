@@ -1,6 +1,6 @@
 // Random numbers: reproducible after a seed, different on every call, right distributions, lazy,
 // and no recompiles in a loop.
-#include "lazax/random.h"
+#include "lazax/api/random.h"
 
 #include <cmath>
 

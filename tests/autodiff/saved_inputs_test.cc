@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "lazax/transforms.h"
+#include "lazax/autodiff/transforms.h"
 #include "test_util.h"
 
 using namespace lazax;

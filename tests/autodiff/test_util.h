@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "../../src/api/tensor_impl.h"
-#include "lazax/check_grads.h"
-#include "lazax/tensor.h"
-#include "lazax/transforms.h"
+#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/check_grads.h"
+#include "lazax/api/tensor.h"
+#include "lazax/autodiff/transforms.h"
 
 namespace lazax::test {
 

@@ -7,11 +7,11 @@
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
 #include "lazax/autodiff/function_ad.h"
-#include "lazax/pure.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/runtime/metrics_report.h"
-#include "lazax/random.h"
+#include "lazax/api/random.h"
 #include "lazax/trace/scope.h"
-#include "lazax/transforms.h"
+#include "lazax/autodiff/transforms.h"
 
 using namespace lazax;
 

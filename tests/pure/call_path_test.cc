@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "lazax/backend/backend.h"
-#include "lazax/pure.h"
-#include "lazax/random.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/api/random.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/lazy_value.h"
 

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "lazax/control_flow.h"
-#include "lazax/transforms.h"
+#include "lazax/autodiff/control_flow.h"
+#include "lazax/autodiff/transforms.h"
 
 using namespace lazax;
 

@@ -10,11 +10,11 @@
 
 #include "decoder.h"
 #include "lazax/autodiff/function_ad.h"
-#include "lazax/control_flow.h"
+#include "lazax/autodiff/control_flow.h"
 #include "lazax/ir/printer.h"
-#include "lazax/pure.h"
-#include "lazax/random.h"
-#include "lazax/transforms.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/api/random.h"
+#include "lazax/autodiff/transforms.h"
 
 using namespace lazax;
 

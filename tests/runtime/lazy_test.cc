@@ -8,7 +8,7 @@
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
 #include "lazax/runtime/metrics_report.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 #include "lazax/trace/lazy_value.h"
 
 using namespace lazax;

@@ -10,8 +10,8 @@
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/builder.h"
-#include "lazax/pure.h"
-#include "lazax/tensor.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/api/tensor.h"
 
 using namespace lazax;
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "../../src/api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
-#include "lazax/pure.h"
-#include "lazax/tensor.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/api/tensor.h"
 #include "lazax/trace/trace_stack.h"
 
 using namespace lazax;

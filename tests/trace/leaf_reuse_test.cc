@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "../../src/api/tensor_impl.h"
-#include "lazax/pure.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/api/tensor.h"
 
 using namespace lazax;
 

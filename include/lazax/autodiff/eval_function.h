@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "lazax/ir/function.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 

@@ -13,7 +13,7 @@
 
 #include "lazax/ir/function.h"
 #include "lazax/ir/shared_attrs.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 

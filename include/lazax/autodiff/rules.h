@@ -7,7 +7,7 @@
 
 #include "lazax/ir/op.h"
 #include "lazax/ir/shared_attrs.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "../../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/core/small_vec.h"
 

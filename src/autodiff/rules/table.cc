@@ -1,7 +1,7 @@
 // The VJP/JVP rule of each op, found by OpCode from the op table's rows.
 #include <array>
 
-#include "../../api/tensor_impl.h"
+#include "lazax/api/tensor_impl.h"
 #include "lazax/autodiff/rules.h"
 
 namespace lazax::autodiff {

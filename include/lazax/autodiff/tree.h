@@ -19,7 +19,7 @@
 
 #include "lazax/core/hash.h"
 #include "lazax/core/small_vec.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 // Inside a struct: makes it a tree whose children are the listed fields.
 #define LAZAX_TREE_FIELDS(...)                                          \

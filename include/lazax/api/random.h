@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax {
 

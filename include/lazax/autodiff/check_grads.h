@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 
 namespace lazax {
 

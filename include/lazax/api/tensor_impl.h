@@ -9,7 +9,7 @@
 
 #include "lazax/core/error.h"
 #include "lazax/core/pool_allocator.h"
-#include "lazax/tensor.h"
+#include "lazax/api/tensor.h"
 #include "lazax/trace/deferred_values.h"
 #include "lazax/trace/inline_vec.h"
 #include "lazax/trace/lazy_value.h"

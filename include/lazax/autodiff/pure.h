@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "lazax/ir/function.h"
-#include "lazax/tree.h"
+#include "lazax/autodiff/tree.h"
 
 namespace lazax {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lazax/core/error.h"
-#include "lazax/tree.h"
+#include "lazax/autodiff/tree.h"
 
 namespace lazax {
 

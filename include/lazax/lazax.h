@@ -1,0 +1,10 @@
+// The one header a user includes: tensors and their ops, random numbers, autograd, the JAX-style
+// transforms, pure functions and staged control flow.
+#pragma once
+#include "lazax/api/random.h"
+#include "lazax/api/tensor.h"
+#include "lazax/autodiff/check_grads.h"
+#include "lazax/autodiff/control_flow.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/transforms.h"
+#include "lazax/autodiff/tree.h"
