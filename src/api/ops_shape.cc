@@ -247,7 +247,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   if (xs.size() == 1) return alias(first);
   std::vector<Tensor> ins;
   for (const Tensor& x : xs) ins.push_back(x.to(t));
-  return record_op_multi(OpCode::concatenate, ins, ConcatenateAttrs{static_cast<int64_t>(d)})[0];
+  return record_op(OpCode::concatenate, ins, ConcatenateAttrs{static_cast<int64_t>(d)})[0];
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {

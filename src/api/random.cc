@@ -58,7 +58,7 @@ void Generator::manual_seed(uint64_t seed) {
 Tensor Generator::bits(const std::vector<int64_t>& shape, DType dtype) {
   // Records (or throws, changing nothing) before the key moves on.
   std::vector<Tensor> outs =
-      record_op_multi(OpCode::random_bits, {key_}, RandomBitsAttrs{Shape(shape), dtype});
+      record_op(OpCode::random_bits, {key_}, RandomBitsAttrs{Shape(shape), dtype});
   // In place, so that a pure function using the generator writes the new key back after each call.
   key_.impl()->set_pending(outs[1].impl()->pending(), ValueOwner(key_.impl_ptr()));
   return outs[0];

@@ -88,47 +88,73 @@ GraphValue operand(const Tensor& t, const char* op) {
 }
 
 namespace {
-bool any_requires_grad(std::span<const Tensor* const> inputs) {
-  for (const Tensor* t : inputs)
-    if (t->defined() && t->impl()->requires_grad) return true;
+thread_local bool t_grad_enabled = true;
+}  // namespace
+bool grad_enabled() { return t_grad_enabled; }
+void set_grad_enabled(bool on) { t_grad_enabled = on; }
+
+NoGrad::NoGrad() : previous_(grad_enabled()) { set_grad_enabled(false); }
+NoGrad::~NoGrad() { set_grad_enabled(previous_); }
+EnableGrad::EnableGrad() : previous_(grad_enabled()) { set_grad_enabled(true); }
+EnableGrad::~EnableGrad() { set_grad_enabled(previous_); }
+
+void cut_pending_graph_if_large() {
+  Context& ctx = Context::get();
+  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
+}
+
+namespace {
+bool any_requires_grad(const OpInputs& inputs) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].defined() && inputs[i].impl()->requires_grad) return true;
   return false;
 }
+const TapeHooks* g_tape_hooks = nullptr;
 }  // namespace
 
-Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, SharedAttrs attrs) {
-  return record_op(op, std::span<const Tensor* const>(inputs.begin(), inputs.size()),
-                   std::move(attrs));
+void install_tape_hooks(const TapeHooks* hooks) { g_tape_hooks = hooks; }
+
+const TapeHooks& tape_hooks(const char* op) {
+  if (!g_tape_hooks)
+    throw ValueError(std::string("[") + op +
+                     "] a tensor requires grad but the autograd tape (the autodiff layer) is not "
+                     "linked; link lazax::lazax (lazax_all), not the api layer alone");
+  return *g_tape_hooks;
 }
 
-Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, SharedAttrs attrs) {
-  Context& ctx = Context::get();
-  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
-  GraphOperands ops;
-  ops.reserve(inputs.size());
-  for (const Tensor* t : inputs) ops.push_back(operand(*t, op_name(op).data()));
-  if (!any_requires_grad(inputs) || !grad_enabled())
-    return make_pending(record(op, std::move(ops), std::move(attrs)));
-  Tensor out = make_pending(record(op, std::move(ops), attrs));
-  record_grad(op, attrs, inputs, {&out, 1});
+OpResults record_op(OpCode op, const OpInputs& inputs, SharedAttrs attrs) {
+  cut_pending_graph_if_large();
+  const char* name = op_name(op).data();
+  GraphOperands operands;
+  operands.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) operands.push_back(operand(inputs[i], name));
+  const bool taped = grad_enabled() && any_requires_grad(inputs);
+  GraphValue first = record(op, std::move(operands), taped ? attrs : std::move(attrs));
+  // The op's results are its node's outputs, except that a folded layout op's one result may
+  // be another node's value (trace/graph.h record).
+  const size_t n = first.index == 0 && first.node->op == op ? first.node->outputs.size() : 1;
+  OpResults out(op);
+  if (n == 1) {
+    out.push_back(make_pending(std::move(first)));
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      out.push_back(make_pending(GraphValue{first.node, static_cast<int32_t>(i)}));
+  }
+  if (taped) tape_hooks(name).record(op, attrs, inputs, {out.begin(), out.size()});
   return out;
 }
 
-std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs,
-                                    SharedAttrs attrs) {
-  Context& ctx = Context::get();
-  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
-  GraphOperands ops;
-  ops.reserve(inputs.size());
-  for (const Tensor& t : inputs) ops.push_back(operand(t, op_name(op).data()));
-  GraphNodePtr node = record_multi(op, std::move(ops), attrs);
-  std::vector<Tensor> out;
-  out.reserve(node->outputs.size());
-  for (size_t i = 0; i < node->outputs.size(); ++i)
-    out.push_back(make_pending(GraphValue{node, static_cast<int32_t>(i)}));
-  SmallVec<const Tensor*, 4> ins;
-  for (const Tensor& t : inputs) ins.push_back(&t);
-  record_grad(op, attrs, {ins.begin(), ins.size()}, out);
-  return out;
+OpResults::operator Tensor() && {
+  if (results_.size() != 1)
+    throw ValueError("[" + std::string(op_name(op_)) + "] has " +
+                     std::to_string(results_.size()) +
+                     " results; read them as a list, not as one tensor");
+  return std::move(results_[0]);
+}
+
+OpResults::operator std::vector<Tensor>() && {
+  return std::vector<Tensor>(std::make_move_iterator(results_.begin()),
+                             std::make_move_iterator(results_.end()));
 }
 
 void throw_shape(const std::string& op, const std::string& msg) {
@@ -198,7 +224,8 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
                      self.type_str() +
                      ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
-  rebind_saved(self);  // tape entries that saved this handle keep its old value
+  // Tape entries that saved this handle keep its old value.
+  if (!impl->saved_by.empty()) tape_hooks(op).rebind_saved(self);
   ++impl->version;
   if (v.is_pending()) {
     impl->set_pending(v.impl()->pending(), ValueOwner(self.impl_ptr()));
@@ -233,6 +260,24 @@ Tensor Tensor::detach() const {
   checked(*this, "detach");
   return impl_->is_pending() ? make_pending(impl_->pending()) : Tensor(impl_->data());
 }
+
+// ---- gradients (the tape itself is the autodiff layer's: Tensor::requires_grad_ and
+// Tensor::backward are defined there) ----
+bool Tensor::requires_grad() const { return defined() && impl_->requires_grad; }
+bool Tensor::is_leaf() const { return !defined() || !impl_->grad_fn; }
+Tensor Tensor::grad() const { return defined() ? impl_->grad : Tensor(); }
+void Tensor::set_grad(const Tensor& g) {
+  if (!defined()) throw ValueError("[set_grad] the tensor is undefined");
+  if (g.defined() && g.shape() != shape())
+    throw ShapeError("[set_grad] gradient " + g.type_str() + " does not match " + type_str());
+  impl_->grad = g;
+}
+
+void zero_grad(const std::vector<Tensor>& params) {
+  for (const Tensor& p : params)
+    if (p.defined()) p.impl()->grad = Tensor();
+}
+
 
 // ---- factories ----
 Tensor full(const std::vector<int64_t>& shape, double value, DType dtype) {

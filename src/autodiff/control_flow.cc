@@ -2,7 +2,7 @@
 // tensors appended as operands, one control-flow node recorded.
 #include "lazax/autodiff/control_flow.h"
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/ir/builder.h"
 #include "lazax/autodiff/pure.h"
 
@@ -82,7 +82,7 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
   Tensors in = {idx};
   for (const Tensor& t : operands) in.push_back(t);
   for (const Tensor& t : caps) in.push_back(t);
-  return record_op_multi(OpCode::cond, in, attrs);
+  return record_op(OpCode::cond, in, attrs);
 }
 
 Tensors cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
@@ -121,7 +121,7 @@ Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors&
   FunctionPtr bf = bb.build(outs);
   Tensors in = init;
   for (const Tensor& t : caps) in.push_back(t);
-  Tensors r = record_op_multi(OpCode::while_, in, WhileAttrs{cf, bf});
+  Tensors r = record_op(OpCode::while_, in, WhileAttrs{cf, bf});
   r.resize(init.size());
   return r;
 }
@@ -181,7 +181,7 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
   for (const Tensor& t : b.captures) in.push_back(t);
   for (const Tensor& x : xs) in.push_back(x);
   ScanAttrs attrs{body_fn, length, static_cast<int64_t>(nc + b.captures.size()), reverse};
-  Tensors all = record_op_multi(OpCode::scan, in, attrs);
+  Tensors all = record_op(OpCode::scan, in, attrs);
   Tensors final_carry(all.begin(), all.begin() + static_cast<long>(nc));
   Tensors ys(all.begin() + static_cast<long>(nc + b.captures.size()), all.end());
   (void)ny;

@@ -6,7 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/trace/scope.h"
 
@@ -69,7 +69,7 @@ void accumulate_into(Tensor& acc, Tensor&& g) {
 }
 
 // The walks of the tape (run_backward, run_forward) number themselves; a node's `walk` says
-// which walk last visited it, its `leads` and `out_cts` are valid for that walk only.
+// which walk last visited it, its `reaches_target` and `out_cts` are valid for that walk only.
 uint64_t next_walk() {
   static std::atomic<uint64_t> walks{0};
   return walks.fetch_add(1) + 1;
@@ -91,7 +91,7 @@ struct TapeWalk {
   bool seen(const GradNode* n) const { return n->walk == id; }
   void mark(GradNode* n) {
     n->walk = id;
-    n->leads = false;
+    n->reaches_target = false;
     n->out_cts.clear();
     visited.push_back(n);
   }
@@ -105,7 +105,8 @@ struct TapeWalk {
 // while the node is in cache).
 void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, KeyHash>& targets,
              bool all, TapeWalk& w, bool check = false) {
-  // Iterative DFS with post-order evaluation of `leads`. The stack points at the references
+  // Iterative DFS with post-order evaluation of `reaches_target`. The stack points at the
+  // references
   // that reach each node (a parent's edge, a root's grad_fn: nothing changes them during the
   // walk), so that walking takes no reference counts; `order` takes one per node.
   std::vector<std::pair<const std::shared_ptr<GradNode>*, size_t>> stack;
@@ -129,14 +130,14 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
       bool l = all;
       for (const auto& e : n->next) {
         if (l) break;
-        if (e.fn ? (w.seen(e.fn.get()) && e.fn->leads) : false)
+        if (e.fn ? (w.seen(e.fn.get()) && e.fn->reaches_target) : false)
           l = true;
         else if (!targets.empty() && targets.count(key_of(e)))
           l = true;
         else if (all && (e.fn || e.leaf_impl))
           l = true;
       }
-      n->leads = l;
+      n->reaches_target = l;
       if (l) {
         if (check) check_saved(*n);
         found.emplace_back(n->sequence, *ref);
@@ -219,129 +220,91 @@ bool saved_values_released_after_rule() { return t_released_after_rule; }
 
 Tensor zeros_of(const TensorType& like) { return zeros(like.shape.vec(), like.dtype); }
 
-std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
-                                 const std::vector<Tensor>& targets, bool accumulate_leaves,
-                                 bool retain_graph, bool create_graph) {
-  // Checked before anything is changed. A gradient of another dtype is cast to the output's
-  // below, as in PyTorch.
-  for (size_t i = 0; i < roots.size() && i < cts.size(); ++i) {
-    if (roots[i].defined() && cts[i].defined() && cts[i].shape() != roots[i].shape())
-      throw ShapeError("[backward] the gradient passed for an output " + roots[i].type_str() +
-                       " is " + cts[i].type_str() + "; pass a gradient of the output's shape");
+namespace {
+
+// One backward call: the cotangents of the walk's nodes, gathered from the roots down, each
+// node's VJP rule applied in reverse creation order, and the results delivered to targets and
+// leaves.
+class BackwardPass {
+ public:
+  BackwardPass(const std::vector<Tensor>& targets, const BackwardOptions& options)
+      : options_(options) {
+    for (const Tensor& t : targets) target_keys_.insert(key_of(t));
   }
-  std::unordered_set<Key, KeyHash> target_keys;
-  for (const Tensor& t : targets) target_keys.insert(key_of(t));
-  TapeWalk walk;
-  collect(roots, target_keys, accumulate_leaves, walk, /*check=*/true);
-  const std::vector<std::shared_ptr<GradNode>>& order = walk.order;
 
-  std::optional<EnableGrad> enable;
-  std::optional<NoGrad> disable;
-  if (create_graph)
-    enable.emplace();
-  else
-    disable.emplace();
+  // Finds the tape entries between the roots and the targets (checking their saved values).
+  void collect_tape(const std::vector<Tensor>& roots) {
+    collect(roots, target_keys_, options_.accumulate_leaves, walk_, /*check=*/true);
+  }
 
-  // Cotangents gathered so far: on the node for outputs of visited nodes, in `other` for the
-  // rest (leaves that are targets, and targets the walk stopped at).
-  std::unordered_map<Key, Tensor, KeyHash> other;
-  auto add_ct = [&](const Key& k, Tensor&& g) {
-    auto* node = static_cast<GradNode*>(const_cast<void*>(k.p));
-    if (k.i >= 0 && walk.seen(node)) {
-      auto& slots = node->out_cts;
-      while (slots.size() <= static_cast<size_t>(k.i)) slots.emplace_back();
-      accumulate_into(slots[static_cast<size_t>(k.i)], std::move(g));
-    } else if (target_keys.count(k)) {
-      accumulate_into(other[k], std::move(g));
-    }
-  };
-  auto ct_of = [&](const Key& k) -> Tensor {
-    auto* node = static_cast<const GradNode*>(k.p);
-    if (k.i >= 0 && walk.seen(node))
-      return static_cast<size_t>(k.i) < node->out_cts.size()
-                 ? node->out_cts[static_cast<size_t>(k.i)]
-                 : Tensor();
-    auto it = other.find(k);
-    return it != other.end() ? it->second : Tensor();
-  };
-  // A leaf's grad is a handle of its own: a detached copy of `g`, unless `g` is one already (a
-  // result without a tape entry that nothing else holds: most are, and a model has many leaves).
-  auto own_handle = [&](Tensor g) -> Tensor {
-    if (create_graph) return g;
-    const TensorImpl* impl = g.impl();
-    if (!impl->grad_fn && !impl->requires_grad && g.impl_ptr().use_count() == 1) return g;
-    return g.detach();
-  };
-  auto deliver_leaf = [&](TensorImpl* leaf, Tensor&& g) {
-    if (!target_keys.empty()) {
-      Key k = leaf_key(leaf_id_of(*leaf));
-      if (target_keys.count(k)) other[k] = accumulate(other[k], g);
-    }
-    if (accumulate_leaves && leaf->requires_grad)
-      accumulate_into(leaf->grad, own_handle(std::move(g)));
-  };
-  for (size_t i = 0; i < roots.size(); ++i) {
-    const Tensor& r = roots[i];
-    Tensor ct = cts[i];
-    if (!ct.defined()) {
-      if (r.numel() != 1)
-        throw ValueError("[backward] grad can be implicitly created only for scalar outputs, got " +
-                         r.type_str() + "; pass a gradient of the same shape");
-      ct = ones(r.sizes(), r.dtype());
-    } else if (ct.dtype() != r.dtype()) {
-      ct = ct.to(r.dtype());  // as PyTorch's engine does (validate_outputs)
-    }
-    Key k = key_of(r);
-    if (r.impl()->grad_fn || target_keys.count(k)) {
-      add_ct(k, std::move(ct));
-    } else if (r.impl()->requires_grad) {
-      deliver_leaf(r.impl(), std::move(ct));
+  // Gives each root its cotangent (ones for a scalar root without one).
+  void seed(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts) {
+    for (size_t i = 0; i < roots.size(); ++i) {
+      const Tensor& r = roots[i];
+      Tensor ct = cts[i];
+      if (!ct.defined()) {
+        if (r.numel() != 1)
+          throw ValueError(
+              "[backward] grad can be implicitly created only for scalar outputs, got " +
+              r.type_str() + "; pass a gradient of the same shape");
+        ct = ones(r.sizes(), r.dtype());
+      } else if (ct.dtype() != r.dtype()) {
+        ct = ct.to(r.dtype());  // as PyTorch's engine does (validate_outputs)
+      }
+      Key k = key_of(r);
+      if (r.impl()->grad_fn || target_keys_.count(k)) {
+        add_ct(k, std::move(ct));
+      } else if (r.impl()->requires_grad) {
+        deliver_leaf(r.impl(), std::move(ct));
+      }
     }
   }
-  // Without retain_graph each node's saved values are freed right after its rule ran (a node's
-  // saved values are read by its own rule only), while the node is in cache. As in PyTorch's
-  // engine, a rule that throws leaves the nodes that ran before it released: a retry fails with
-  // the error above, which says to pass retain_graph=true (then nothing is freed).
-  auto release = [&](GradNode& n) {
-    if (retain_graph) return;
-    release_saved_inputs(n);
-    n.outputs.clear();
-    n.deferred.reset();
-    // Custom rules hold saved values too (assume_pure's residuals): free them now rather
-    // than when the tape dies, so that a later sync does not materialize them. A released
-    // node is never run again (check_saved throws first).
-    n.custom.reset();
-    n.released = true;
-  };
-  std::vector<Tensor> out_cts, outs_buf;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const std::shared_ptr<GradNode>& n = *it;
-    out_cts.assign(n->outputs.size(), Tensor());
+
+  // Applies every collected entry's rule, newest first.
+  void run() {
+    const std::vector<std::shared_ptr<GradNode>>& order = walk_.order;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) run_entry(*it);
+    walk_.order_done = true;
+  }
+
+  // The cotangent of each target (zeros where none reached it).
+  std::vector<Tensor> results(const std::vector<Tensor>& targets) const {
+    std::vector<Tensor> result;
+    for (const Tensor& t : targets) {
+      Tensor g = ct_of(key_of(t));
+      result.push_back(g.defined() ? g : zeros_of(t.impl()->type()));
+    }
+    return result;
+  }
+
+ private:
+  void run_entry(const std::shared_ptr<GradNode>& n) {
+    out_cts_.assign(n->outputs.size(), Tensor());
     bool any = false;
-    for (size_t i = 0; i < out_cts.size() && i < n->out_cts.size(); ++i) {
+    for (size_t i = 0; i < out_cts_.size() && i < n->out_cts.size(); ++i) {
       if (n->out_cts[i].defined()) {
-        out_cts[i] = std::move(n->out_cts[i]);
+        out_cts_[i] = std::move(n->out_cts[i]);
         any = true;
       }
     }
     n->out_cts.clear();
     if (!any) {
       release(*n);
-      continue;
+      return;
     }
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
     if (n->custom) {
-      ReleasedAfterRule released(!retain_graph);
-      in_cts = n->custom->vjp(out_cts, {n->inputs.begin(), n->inputs.size()});
+      ReleasedAfterRule released(!options_.retain_graph);
+      in_cts = n->custom->vjp(out_cts_, {n->inputs.begin(), n->inputs.size()});
       if (in_cts.size() != n->next.size())
         throw ValueError("[custom_vjp] bwd returned " + std::to_string(in_cts.size()) +
                          " cotangents for " + std::to_string(n->next.size()) + " inputs");
     } else {
-      outs_buf.clear();
-      std::span<const Tensor> outs = outputs_for_rule(n, create_graph, outs_buf);
+      outs_buf_.clear();
+      std::span<const Tensor> outs = outputs_for_rule(n, options_.create_graph, outs_buf_);
       OpContext c{n->op, n->attrs, {n->inputs.begin(), n->inputs.size()}, outs};
-      in_cts = vjp_rule(n->op)(c, out_cts);
+      in_cts = vjp_rule(n->op)(c, out_cts_);
     }
     for (size_t i = 0; i < n->next.size() && i < in_cts.size(); ++i) {
       const auto& e = n->next[i];
@@ -354,13 +317,94 @@ std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::ve
     }
     release(*n);
   }
-  walk.order_done = true;
-  std::vector<Tensor> result;
-  for (const Tensor& t : targets) {
-    Tensor g = ct_of(key_of(t));
-    result.push_back(g.defined() ? g : zeros_of(t.impl()->type()));
+
+  // Cotangents gathered so far live on the node for outputs of visited nodes, in `other_` for
+  // the rest (leaves that are targets, and targets the walk stopped at).
+  void add_ct(const Key& k, Tensor&& g) {
+    auto* node = static_cast<GradNode*>(const_cast<void*>(k.p));
+    if (k.i >= 0 && walk_.seen(node)) {
+      auto& slots = node->out_cts;
+      while (slots.size() <= static_cast<size_t>(k.i)) slots.emplace_back();
+      accumulate_into(slots[static_cast<size_t>(k.i)], std::move(g));
+    } else if (target_keys_.count(k)) {
+      accumulate_into(other_[k], std::move(g));
+    }
   }
-  return result;
+
+  Tensor ct_of(const Key& k) const {
+    auto* node = static_cast<const GradNode*>(k.p);
+    if (k.i >= 0 && walk_.seen(node))
+      return static_cast<size_t>(k.i) < node->out_cts.size()
+                 ? node->out_cts[static_cast<size_t>(k.i)]
+                 : Tensor();
+    auto it = other_.find(k);
+    return it != other_.end() ? it->second : Tensor();
+  }
+
+  // A leaf's grad is a handle of its own: a detached copy of `g`, unless `g` is one already (a
+  // result without a tape entry that nothing else holds: most are, and a model has many leaves).
+  Tensor own_handle(Tensor g) const {
+    if (options_.create_graph) return g;
+    const TensorImpl* impl = g.impl();
+    if (!impl->grad_fn && !impl->requires_grad && g.impl_ptr().use_count() == 1) return g;
+    return g.detach();
+  }
+
+  void deliver_leaf(TensorImpl* leaf, Tensor&& g) {
+    if (!target_keys_.empty()) {
+      Key k = leaf_key(leaf_id_of(*leaf));
+      if (target_keys_.count(k)) other_[k] = accumulate(other_[k], g);
+    }
+    if (options_.accumulate_leaves && leaf->requires_grad)
+      accumulate_into(leaf->grad, own_handle(std::move(g)));
+  }
+
+  // Without retain_graph each node's saved values are freed right after its rule ran (a node's
+  // saved values are read by its own rule only), while the node is in cache. As in PyTorch's
+  // engine, a rule that throws leaves the nodes that ran before it released: a retry fails with
+  // check_saved's error, which says to pass retain_graph=true (then nothing is freed).
+  void release(GradNode& n) const {
+    if (options_.retain_graph) return;
+    release_saved_inputs(n);
+    n.outputs.clear();
+    n.deferred.reset();
+    // Custom rules hold saved values too (assume_pure's residuals): free them now rather
+    // than when the tape dies, so that a later sync does not materialize them. A released
+    // node is never run again (check_saved throws first).
+    n.custom.reset();
+    n.released = true;
+  }
+
+  BackwardOptions options_;
+  std::unordered_set<Key, KeyHash> target_keys_;
+  TapeWalk walk_;
+  std::unordered_map<Key, Tensor, KeyHash> other_;
+  std::vector<Tensor> out_cts_, outs_buf_;
+};
+
+}  // namespace
+
+std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
+                                 const std::vector<Tensor>& targets,
+                                 const BackwardOptions& options) {
+  // Checked before anything is changed. A gradient of another dtype is cast to the output's
+  // (seed), as in PyTorch.
+  for (size_t i = 0; i < roots.size() && i < cts.size(); ++i) {
+    if (roots[i].defined() && cts[i].defined() && cts[i].shape() != roots[i].shape())
+      throw ShapeError("[backward] the gradient passed for an output " + roots[i].type_str() +
+                       " is " + cts[i].type_str() + "; pass a gradient of the output's shape");
+  }
+  BackwardPass pass(targets, options);
+  pass.collect_tape(roots);
+  std::optional<EnableGrad> enable;
+  std::optional<NoGrad> disable;
+  if (options.create_graph)
+    enable.emplace();
+  else
+    disable.emplace();
+  pass.seed(roots, cts);
+  pass.run();
+  return pass.results(targets);
 }
 
 std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
@@ -443,8 +487,10 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph,
     throw ValueError("[backward] " + type_str() +
                      " does not require grad and has no tape entry: no input of its computation "
                      "had requires_grad_() set (or it was computed under NoGrad)");
-  autodiff::run_backward({*this}, {gradient}, {}, true, retain_graph.value_or(create_graph),
-                         create_graph);
+  autodiff::run_backward({*this}, {gradient}, {},
+                         {.accumulate_leaves = true,
+                          .retain_graph = retain_graph.value_or(create_graph),
+                          .create_graph = create_graph});
 }
 
 }  // namespace lazax

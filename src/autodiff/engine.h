@@ -7,12 +7,20 @@
 
 namespace lazax::autodiff {
 
+struct BackwardOptions {
+  // Add the gradients of leaves that require grad to their grad() (Tensor::backward).
+  bool accumulate_leaves = false;
+  // Keep the tape's saved values (else each entry's are freed once its rule ran).
+  bool retain_graph = false;
+  // Record the backward on the tape too (higher-order derivatives).
+  bool create_graph = false;
+};
+
 // Cotangents of `targets` given cotangents `cts` of `roots` (undefined ct = ones for a scalar
-// root). Targets are leaves or tensors with a tape entry; the walk stops at them. When
-// accumulate_leaves is set, gradients of leaves that require grad are added to their grad().
+// root). Targets are leaves or tensors with a tape entry; the walk stops at them.
 std::vector<Tensor> run_backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& cts,
-                                 const std::vector<Tensor>& targets, bool accumulate_leaves,
-                                 bool retain_graph, bool create_graph);
+                                 const std::vector<Tensor>& targets,
+                                 const BackwardOptions& options);
 
 // Whether the backward running now frees each tape entry after applying its rule
 // (retain_graph=false): a custom rule may then move its saved values out instead of copying.

@@ -4,7 +4,7 @@
 #include <map>
 #include <mutex>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "engine.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/core/metrics.h"
@@ -122,7 +122,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     std::vector<Tensor> grads;
     if (!targets.empty())
       grads = roots.empty() ? std::vector<Tensor>()
-                            : run_backward(roots, root_cts, targets, false, false, false);
+                            : run_backward(roots, root_cts, targets, {});
     for (size_t i = grads.size(); i < targets.size(); ++i)
       grads.push_back(zeros_of(targets[i].impl()->type()));
     std::vector<Tensor> results = outs;

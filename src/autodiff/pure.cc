@@ -4,13 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "engine.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
 #include "lazax/runtime/context.h"
-#include "lazax/trace/deferred_values.h"
+#include "lazax/trace/detail/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
 #include "lazax/autodiff/transforms.h"
 
@@ -89,10 +89,11 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
 
 namespace {
 
-// What record_op_multi does before recording: cut the pending graph when it has grown too big.
-void cut_if_too_big() {
-  Context& ctx = Context::get();
-  if (live_graph_nodes() > ctx.options().max_pending_nodes) ctx.sync(SyncCause::size_limit);
+// Records a call on graph values: unchecked when the caller has compared the operands with the
+// callee's parameters (`fits`), else through the shape rule, which reports a mismatch.
+GraphNodePtr record_call(GraphOperands&& operands, const SharedAttrs& attrs, bool fits) {
+  if (fits) return record_call_prechecked(std::move(operands), attrs);
+  return record(OpCode::call, std::move(operands), attrs).node;
 }
 
 // What the backward of one forward call reads besides the cotangents: the residuals (the
@@ -205,13 +206,13 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   if (taped) {
     std::vector<Tensor> in(saved_inputs.begin(), saved_inputs.end());
     in.insert(in.end(), ct_in.begin(), ct_in.end());
-    std::vector<Tensor> g = record_op_multi(OpCode::call, in, CallAttrs{p.joint});
+    std::vector<Tensor> g = record_op(OpCode::call, in, CallAttrs{p.joint});
     size_t k = 0;
     for (size_t i = 0; i < per_input.size(); ++i)
       if (p.wrt[i]) per_input[i] = std::move(g[k++]);
     return per_input;
   }
-  cut_if_too_big();
+  cut_pending_graph_if_large();
   GraphOperands ops;
   const bool last_use = autodiff::saved_values_released_after_rule();
   if (!(last_use && res.take_all(ops))) {
@@ -226,12 +227,105 @@ std::vector<Tensor> call_backward(const autodiff::VjpPrograms& p, Residuals& res
   bool fits = b.params_well_formed() && static_cast<size_t>(b.num_params()) == ops.size();
   for (size_t j = 0; fits && j < ct_in.size(); ++j)
     fits = b.node(static_cast<int32_t>(first_ct + j)).outputs[0] == ct_in[j].impl()->type();
-  GraphNodePtr node = fits ? record_checked_call(std::move(ops), p.bwd_call)
-                           : record_multi(OpCode::call, std::move(ops), p.bwd_call);
+  GraphNodePtr node = record_call(std::move(ops), p.bwd_call, fits);
   for (size_t k = 0; k < p.wrt_index.size(); ++k)
     per_input[static_cast<size_t>(p.wrt_index[k])] =
         make_pending(GraphValue{node, static_cast<int32_t>(k)});
   return per_input;
+}
+
+// Which inputs require grad, as bits when there are at most 64 (a layer's parameters and its
+// activation: compared with the entry's last split in one word). False when none does.
+bool grad_inputs(const std::vector<Tensor>& inputs, uint64_t& mask) {
+  mask = 0;
+  if (!grad_enabled()) return false;
+  bool any = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i].requires_grad()) continue;
+    any = true;
+    if (inputs.size() <= 64) mask |= uint64_t{1} << i;
+  }
+  return any;
+}
+
+// The forward/backward split of e.fn for the inputs that require grad now. Usually the same on
+// every call: remembered by the entry, so that a call does not look it up in the global cache.
+const autodiff::VjpPrograms& vjp_split(const PureEntry& e, const std::vector<Tensor>& inputs,
+                                       uint64_t mask) {
+  // (Only floating tensors can require grad: requires_grad_ and the tape see to it.)
+  auto wrt = [&](size_t i) { return inputs[i].requires_grad(); };
+  bool same = e.vjp && e.vjp_wrt.size() == inputs.size();
+  if (same && inputs.size() <= 64) {
+    same = e.vjp_wrt_mask == mask;
+  } else {
+    for (size_t i = 0; same && i < inputs.size(); ++i) same = e.vjp_wrt[i] == wrt(i);
+  }
+  if (!same) {
+    std::vector<bool> w(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) w[i] = wrt(i);
+    e.vjp = &autodiff::vjp_programs(e.fn, w);
+    e.vjp_wrt = std::move(w);
+    e.vjp_wrt_mask = mask;
+  }
+  return *e.vjp;
+}
+
+// Records `call(p.fwd)` on the inputs (not taped) and a tape entry whose VJP is call_backward
+// on the residuals the call returns; returns the outputs.
+std::vector<Tensor> call_with_vjp(const autodiff::VjpPrograms& p,
+                                  const std::vector<Tensor>& inputs) {
+  cut_pending_graph_if_large();
+  // (A model's parameters' leaf nodes are cold by their layer's turn: fetched together.)
+  for (const Tensor& t : inputs)
+    if (t.defined()) t.impl()->prefetch_leaf();
+  GraphOperands ops;
+  ops.reserve(inputs.size());
+  for (const Tensor& t : inputs) ops.push_back(operand(t, "call"));
+  // The operands are compared with p.fwd's parameters on the tensors, whose handles the
+  // signature key has just read, not on their graph nodes (a model's parameters' leaves are
+  // cold by now); a mismatch takes the checked path, whose shape rule reports it.
+  bool fits = p.fwd->takes_interned(
+      inputs.size(), [&](size_t i) -> const TensorType& { return inputs[i].impl()->type(); });
+  GraphNodePtr node = record_call(std::move(ops), p.fwd_call, fits);
+  std::vector<Tensor> outs;
+  outs.reserve(static_cast<size_t>(p.num_outputs));
+  for (int32_t k = 0; k < p.num_outputs; ++k) outs.push_back(make_pending(GraphValue{node, k}));
+  // The residuals, then the inputs the backward reads (this call's operands, as recorded: not
+  // the argument tensors, which the write-backs or the caller may update in place before the
+  // backward), with room for the cotangents the backward call adds (Residuals::take_all).
+  const size_t n_res = static_cast<size_t>(p.num_residuals);
+  GraphOperands saved;
+  saved.reserve(n_res + p.bwd_inputs.size() + static_cast<size_t>(p.num_outputs));
+  for (size_t k = 0; k < n_res; ++k)
+    saved.push_back(GraphValue{node, p.num_outputs + static_cast<int32_t>(k)});
+  for (int i : p.bwd_inputs) saved.push_back(node->operands[static_cast<size_t>(i)]);
+  // The tape entry holds them until backward releases it (or the tape dies).
+  auto res = make_pooled<Residuals>(std::move(saved));
+  // (The rule captures two plain pointers: it fits in std::function's own storage, and the
+  // entry keeps `res` alive beside it.)
+  const autodiff::VjpPrograms* programs = &p;
+  Residuals* residuals = res.get();
+  return attach_custom_vjp(
+      inputs, std::move(outs),
+      CustomVjpWithInputs([programs, residuals](const std::vector<Tensor>& cts,
+                                                std::span<const Tensor> saved_inputs) {
+        return call_backward(*programs, *residuals, cts, saved_inputs);
+      }),
+      std::move(res));
+}
+
+// Writes the new values of in-place-updated inputs and outer tensors back.
+void write_back(const PureEntry& e, const std::vector<Tensor>& args,
+                const std::vector<Tensor>& results) {
+  NoGrad off;
+  for (const auto& [r, i] : e.arg_writebacks) {
+    Tensor target = args[i];
+    target.copy_(results[r]);
+  }
+  for (const auto& [r, target] : e.outer_writebacks) {
+    Tensor t = target;
+    t.copy_(results[r]);
+  }
 }
 
 }  // namespace
@@ -246,92 +340,11 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
     with_captures.insert(with_captures.end(), e.captures.begin(), e.captures.end());
   }
   const std::vector<Tensor>& inputs = e.captures.empty() ? args : with_captures;
-  // Which inputs require grad, as bits when there are at most 64 (a layer's parameters and
-  // activation: compared with the entry's last split in one word).
-  const bool as_bits = inputs.size() <= 64;
   uint64_t mask = 0;
-  bool needs_grad = false;
-  if (grad_enabled()) {
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].requires_grad()) continue;
-      needs_grad = true;
-      if (as_bits) mask |= uint64_t{1} << i;
-    }
-  }
-  std::vector<Tensor> results;
-  if (!needs_grad) {
-    results = record_op_multi(OpCode::call, inputs, CallAttrs{e.fn});
-  } else {
-    // (Only floating tensors can require grad: requires_grad_ and the tape see to it.)
-    auto wrt = [&](size_t i) { return inputs[i].requires_grad(); };
-    // The split for this `wrt` (usually the same on every call): remembered by the entry, so
-    // that a call does not look it up in the global cache, where it lives as long as the process.
-    bool same = e.vjp && e.vjp_wrt.size() == inputs.size();
-    if (same && as_bits) {
-      same = e.vjp_wrt_mask == mask;
-    } else {
-      for (size_t i = 0; same && i < inputs.size(); ++i) same = e.vjp_wrt[i] == wrt(i);
-    }
-    if (!same) {
-      std::vector<bool> w(inputs.size());
-      for (size_t i = 0; i < inputs.size(); ++i) w[i] = wrt(i);
-      e.vjp = &autodiff::vjp_programs(e.fn, w);
-      e.vjp_wrt = std::move(w);
-      e.vjp_wrt_mask = mask;
-    }
-    const autodiff::VjpPrograms* p = e.vjp;
-    // The forward call (not taped: its backward is the custom rule below).
-    cut_if_too_big();
-    // (A model's parameters' leaf nodes are cold by their layer's turn: fetched together.)
-    for (const Tensor& t : inputs)
-      if (t.defined()) t.impl()->prefetch_leaf();
-    GraphOperands ops;
-    ops.reserve(inputs.size());
-    for (const Tensor& t : inputs) ops.push_back(operand(t, "call"));
-    // The backward reads the inputs it needs as this call's operands (not the argument tensors,
-    // which the write-backs below or the caller may update in place before the backward).
-    size_t n_res = static_cast<size_t>(p->num_residuals);
-    // The operands are compared with p->fwd's parameters on the tensors, whose handles the
-    // signature key has just read, not on their graph nodes (a model's parameters' leaves are
-    // cold by now); a mismatch takes the checked path, whose shape rule reports it.
-    bool fits = p->fwd->takes_interned(
-        inputs.size(), [&](size_t i) -> const TensorType& { return inputs[i].impl()->type(); });
-    GraphNodePtr node = fits ? record_checked_call(std::move(ops), p->fwd_call)
-                             : record_multi(OpCode::call, std::move(ops), p->fwd_call);
-    std::vector<Tensor> outs;
-    outs.reserve(static_cast<size_t>(p->num_outputs));
-    for (int32_t k = 0; k < p->num_outputs; ++k) outs.push_back(make_pending(GraphValue{node, k}));
-    // The residuals, then the inputs the backward reads (this call's operands, as recorded),
-    // with room for the cotangents the backward call adds (Residuals::take_all).
-    GraphOperands saved;
-    saved.reserve(n_res + p->bwd_inputs.size() + static_cast<size_t>(p->num_outputs));
-    for (size_t k = 0; k < n_res; ++k)
-      saved.push_back(GraphValue{node, p->num_outputs + static_cast<int32_t>(k)});
-    for (int i : p->bwd_inputs) saved.push_back(node->operands[static_cast<size_t>(i)]);
-    // The tape entry holds them until backward releases it (or the tape dies).
-    auto res = make_pooled<Residuals>(std::move(saved));
-    // (The rule captures two plain pointers: it fits in std::function's own storage, and the
-    // entry keeps `res` alive beside it.)
-    Residuals* r_ptr = res.get();
-    results =
-        attach_custom_vjp(inputs, std::move(outs),
-                          CustomVjpWithInputs([p, r_ptr](const std::vector<Tensor>& cts,
-                                                         std::span<const Tensor> saved_inputs) {
-                            return call_backward(*p, *r_ptr, cts, saved_inputs);
-                          }),
-                          std::move(res));
-  }
-  // Write the new values of in-place-updated inputs back.
-  for (const auto& [r, i] : e.arg_writebacks) {
-    Tensor target = args[i];
-    NoGrad off;
-    target.copy_(results[r]);
-  }
-  for (const auto& [r, target] : e.outer_writebacks) {
-    Tensor t = target;
-    NoGrad off;
-    t.copy_(results[r]);
-  }
+  std::vector<Tensor> results = grad_inputs(inputs, mask)
+                                    ? call_with_vjp(vjp_split(e, inputs, mask), inputs)
+                                    : record_op(OpCode::call, inputs, CallAttrs{e.fn}).vec();
+  write_back(e, args, results);
   results.resize(e.num_outputs);
   return results;
 }
@@ -369,7 +382,7 @@ void compare_traces(const std::string& name, const Function& cached, const Funct
 
 std::vector<Tensor> call(const FunctionPtr& fn, const std::vector<Tensor>& args) {
   if (!fn) throw ValueError("[call] the function is null");
-  return record_op_multi(OpCode::call, args, CallAttrs{fn});
+  return record_op(OpCode::call, args, CallAttrs{fn});
 }
 
 }  // namespace lazax

@@ -1,7 +1,7 @@
 // The non-templated parts of the functional transforms.
 #include "lazax/autodiff/transforms.h"
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "engine.h"
 
 namespace lazax::detail {
@@ -44,7 +44,8 @@ std::vector<Tensor> backward_flat(const std::vector<Tensor>& outs, const std::ve
   }
   std::vector<Tensor> g;
   if (!roots.empty() && !targets.empty())
-    g = autodiff::run_backward(roots, root_cts, targets, false, true, create_graph);
+    g = autodiff::run_backward(roots, root_cts, targets,
+                               {.retain_graph = true, .create_graph = create_graph});
   std::vector<Tensor> out(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) out[i] = autodiff::zeros_of(inputs[i].impl()->type());
   for (size_t k = 0; k < where.size() && k < g.size(); ++k) out[where[k]] = g[k];

@@ -1,4 +1,4 @@
-#include "lazax/trace/deferred_values.h"
+#include "lazax/trace/detail/deferred_values.h"
 
 namespace lazax {
 namespace {

@@ -146,7 +146,7 @@ struct ShapeMemo {
 };
 thread_local ShapeMemo t_shape_memo;  // (plain data: no destructor at thread exit)
 
-// `checked_call`: a call whose operands the caller has checked (record_checked_call).
+// `checked_call`: a call whose operands the caller has checked (record_call_prechecked).
 GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
                        const DebugInfo& debug, bool checked_call = false) {
   // The shape rule writes into one vector reused across recordings (per thread: function traces
@@ -197,11 +197,7 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
 
 }  // namespace
 
-GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugInfo debug) {
-  return make_node(op, std::move(operands), std::move(attrs), debug);
-}
-
-GraphNodePtr record_checked_call(GraphOperands&& operands, SharedAttrs attrs) {
+GraphNodePtr record_call_prechecked(GraphOperands&& operands, SharedAttrs attrs) {
   return make_node(OpCode::call, std::move(operands), std::move(attrs), {}, true);
 }
 
@@ -274,10 +270,7 @@ GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugI
       operands.size() == 1) {
     if (std::optional<GraphValue> same = fold_layout(op, operands, attrs)) return *same;
   }
-  GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
-  if (node->outputs.empty())
-    throw ValueError("[" + std::string(op_name(op)) + "] has no result to return here");
-  return GraphValue{std::move(node), 0};
+  return GraphValue{make_node(op, std::move(operands), std::move(attrs), debug), 0};
 }
 
 GraphValue data_leaf(Literal value) {

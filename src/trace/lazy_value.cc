@@ -1,6 +1,6 @@
 #include "lazax/trace/lazy_value.h"
 
-#include "lazax/trace/deferred_values.h"
+#include "lazax/trace/detail/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
 
 namespace lazax {

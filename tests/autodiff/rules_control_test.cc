@@ -38,7 +38,7 @@ FunctionPtr scan_body() {
 
 TEST(ControlGrads, Call) {
   FunctionPtr fn = two_outputs();
-  expect_grads([fn](const Tensors& a) { return record_op_multi(OpCode::call, a, CallAttrs{fn}); },
+  expect_grads([fn](const Tensors& a) { return record_op(OpCode::call, a, CallAttrs{fn}); },
                {rnd({2}, 1), rnd({2}, 2)});
 }
 
@@ -46,7 +46,7 @@ TEST(ControlGrads, Cond) {
   CondAttrs attrs{{branch(0), branch(1), branch(2)}};
   for (int32_t k : {0, 1, 2}) {
     Tensor index = scalar_tensor(k, DType::i32);
-    expect_grads([attrs](const Tensors& a) { return record_op_multi(OpCode::cond, a, attrs); },
+    expect_grads([attrs](const Tensors& a) { return record_op(OpCode::cond, a, attrs); },
                  {index, rnd({2}, 3), rnd({2}, 4)});
   }
 }
@@ -56,7 +56,7 @@ TEST(ControlGrads, ScanReverseMode) {
   ScanAttrs attrs{scan_body(), 3, 1, false};
   for (bool reverse : {false, true}) {
     attrs.reverse = reverse;
-    expect_grads([attrs](const Tensors& a) { return record_op_multi(OpCode::scan, a, attrs); },
+    expect_grads([attrs](const Tensors& a) { return record_op(OpCode::scan, a, attrs); },
                  {rnd({2}, 5), rnd({3, 2}, 6, DType::f64)}, 2, Modes::rev);
   }
 }

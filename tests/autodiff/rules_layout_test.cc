@@ -87,7 +87,7 @@ TEST(LayoutGrads, IdentityLikeOps) {
                {rnd({3}, 20)});
   expect_grads(
       [](const Tensors& a) {
-        Tensors outs = record_op_multi(OpCode::optimization_barrier, {a[0], a[1]}, NoAttrs{});
+        Tensors outs = record_op(OpCode::optimization_barrier, {a[0], a[1]}, NoAttrs{});
         return Tensors{outs[0] * outs[1], sin(outs[1])};
       },
       {rnd({3}, 21), rnd({3}, 22)});

@@ -41,7 +41,7 @@ Tensors square_three_times(const Tensor& v) {
   ValueRef bi = b.param(counter), bv = b.param(vt);
   ValueRef one_i = b.constant(Literal::scalar<int32_t>(1));
   FunctionPtr body = b.build({b.add(OpCode::add, {bi, one_i}), b.add(OpCode::mul, {bv, bv})});
-  return record_op_multi(OpCode::while_, {zeros({}, DType::i32), v}, WhileAttrs{cond, body});
+  return record_op(OpCode::while_, {zeros({}, DType::i32), v}, WhileAttrs{cond, body});
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/check_grads.h"
 #include "lazax/api/tensor.h"
 #include "lazax/autodiff/transforms.h"
@@ -67,7 +67,7 @@ inline void expect_grads(const FlatFn& f, const Tensors& args, int order = 2,
 
 // Records a primitive with explicit attributes.
 inline Tensor op(OpCode code, const Tensors& in, Attrs attrs = NoAttrs{}) {
-  return record_op_multi(code, in, std::move(attrs))[0];
+  return record_op(code, in, std::move(attrs))[0];
 }
 
 inline std::vector<double> values(const Tensor& t) { return t.to_vector<double>(); }

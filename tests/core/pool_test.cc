@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "lazax/core/pool_allocator.h"
-#include "lazax/trace/inline_vec.h"
+#include "lazax/core/inline_vec.h"
 
 using namespace lazax;
 

@@ -166,7 +166,7 @@ TEST(NullBackend, ReturnsZerosOfTheResultTypesAndIsNotListed) {
 }
 
 // The calls are recorded without the shape rule's check when the caller has compared the types
-// itself (record_checked_call); a gradient of the wrong shape is still a clear error.
+// itself (record_call_prechecked); a gradient of the wrong shape is still a clear error.
 TEST(PureCallPath, CotangentOfTheWrongShapeIsAClearError) {
   Layer l = make_layer(4, 5);
   Tensor x = input(4);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
 #include "lazax/autodiff/pure.h"
@@ -31,7 +31,7 @@ Tensor counting(const std::vector<int64_t>& shape) {
 }
 
 // One primitive, recorded as the API records it (record_op -> record).
-Tensor prim(OpCode op, const Tensor& x, Attrs attrs) {
+Tensor record_op(OpCode op, const Tensor& x, Attrs attrs) {
   return record_op(op, {&x}, std::move(attrs));
 }
 
@@ -59,8 +59,8 @@ Tensor expect_same_values(const Tensor& x, F1 first, F2 second, Tensor* pending 
 
 TEST(Fold, TransposeOfTransposeIsOneTranspose) {
   Tensor x = counting({2, 3, 4});
-  auto t1 = [](const Tensor& v) { return prim(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
-  auto t2 = [](const Tensor& v) { return prim(OpCode::transpose, v, TransposeAttrs{{0, 2, 1}}); };
+  auto t1 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
+  auto t2 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{0, 2, 1}}); };
   Tensor y = t2(t1(x));
   const GraphNode& n = node_of(y);
   EXPECT_EQ(n.op, OpCode::transpose);
@@ -74,8 +74,8 @@ TEST(Fold, TransposeOfTransposeIsOneTranspose) {
 TEST(Fold, TransposesThatCancelReturnTheOperand) {
   Tensor x = counting({2, 3, 4}) * 2.0;  // pending
   GraphValue xv = x.impl()->pending();
-  auto t1 = [](const Tensor& v) { return prim(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
-  auto t2 = [](const Tensor& v) { return prim(OpCode::transpose, v, TransposeAttrs{{2, 0, 1}}); };
+  auto t1 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
+  auto t2 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{2, 0, 1}}); };
   Tensor y = t2(t1(x));
   EXPECT_EQ(y.impl()->pending().node, xv.node);
   EXPECT_EQ(y.impl()->pending().index, xv.index);
@@ -89,9 +89,9 @@ TEST(Fold, IdentityTransposeReshapeBroadcastRecordNothing) {
   Tensor x = counting({2, 3}) + 1.0;
   GraphValue xv = x.impl()->pending();
   int64_t before = ops_recorded();
-  Tensor a = prim(OpCode::transpose, x, TransposeAttrs{{0, 1}});
-  Tensor b = prim(OpCode::reshape, x, ReshapeAttrs{Shape{2, 3}});
-  Tensor c = prim(OpCode::broadcast_in_dim, x, BroadcastInDimAttrs{Shape{2, 3}, {0, 1}});
+  Tensor a = record_op(OpCode::transpose, x, TransposeAttrs{{0, 1}});
+  Tensor b = record_op(OpCode::reshape, x, ReshapeAttrs{Shape{2, 3}});
+  Tensor c = record_op(OpCode::broadcast_in_dim, x, BroadcastInDimAttrs{Shape{2, 3}, {0, 1}});
   EXPECT_EQ(ops_recorded(), before);
   for (const Tensor* t : {&a, &b, &c}) EXPECT_EQ(t->impl()->pending().node, xv.node);
   // Distinct handles all the same: updating one in place leaves the others.
@@ -103,8 +103,8 @@ TEST(Fold, IdentityTransposeReshapeBroadcastRecordNothing) {
 
 TEST(Fold, ReshapeOfReshapeIsOneReshape) {
   Tensor x = counting({2, 3, 4});
-  auto r1 = [](const Tensor& v) { return prim(OpCode::reshape, v, ReshapeAttrs{Shape{6, 4}}); };
-  auto r2 = [](const Tensor& v) { return prim(OpCode::reshape, v, ReshapeAttrs{Shape{4, 6}}); };
+  auto r1 = [](const Tensor& v) { return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{6, 4}}); };
+  auto r2 = [](const Tensor& v) { return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{4, 6}}); };
   Tensor y = r2(r1(x));
   const GraphNode& n = node_of(y);
   EXPECT_EQ(n.op, OpCode::reshape);
@@ -113,7 +113,7 @@ TEST(Fold, ReshapeOfReshapeIsOneReshape) {
   expect_same_values(x, r1, r2);
   // Back to x's shape: x itself.
   auto back = [](const Tensor& v) {
-    return prim(OpCode::reshape, v, ReshapeAttrs{Shape{2, 3, 4}});
+    return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{2, 3, 4}});
   };
   Tensor p = x * 1.5;
   EXPECT_EQ(back(r1(p)).impl()->pending().node, p.impl()->pending().node);
@@ -125,10 +125,10 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
   // one expanded only by the second.
   Tensor x = counting({3, 1});
   auto b1 = [](const Tensor& v) {
-    return prim(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 1}, {1, 2}});
+    return record_op(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 1}, {1, 2}});
   };
   auto b2 = [](const Tensor& v) {
-    return prim(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 4}, {0, 1, 2}});
+    return record_op(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 4}, {0, 1, 2}});
   };
   Tensor y = b2(b1(x));
   const GraphNode& n = node_of(y);
@@ -138,20 +138,20 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
   expect_same_values(x, b1, b2);
   // [3] -> [3,1] (dim 0) -> [2,3,5] (dims 1,2); a scalar through two broadcasts.
   auto c1 = [](const Tensor& v) {
-    return prim(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{3, 1}, {0}});
+    return record_op(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{3, 1}, {0}});
   };
   auto c2 = [](const Tensor& v) {
-    return prim(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 5}, {1, 2}});
+    return record_op(OpCode::broadcast_in_dim, v, BroadcastInDimAttrs{Shape{2, 3, 5}, {1, 2}});
   };
   Tensor v = counting({3});
   EXPECT_TRUE(
       attrs_equal(*node_of(c2(c1(v))).attrs, Attrs(BroadcastInDimAttrs{Shape{2, 3, 5}, {1}})));
   expect_same_values(v, c1, c2);
   auto s1 = [](const Tensor& s) {
-    return prim(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{4}, {}});
+    return record_op(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{4}, {}});
   };
   auto s2 = [](const Tensor& s) {
-    return prim(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{3, 4}, {1}});
+    return record_op(OpCode::broadcast_in_dim, s, BroadcastInDimAttrs{Shape{3, 4}, {1}});
   };
   Tensor s = from_vector<float>({2.5f}, {});
   EXPECT_TRUE(attrs_equal(*node_of(s2(s1(s))).attrs, Attrs(BroadcastInDimAttrs{Shape{3, 4}, {}})));
@@ -160,20 +160,20 @@ TEST(Fold, BroadcastOfBroadcastComposesTheDimensions) {
 
 TEST(Fold, ABadOuterOpFailsAsUnfoldedAndRecordsNothing) {
   Tensor x = counting({2, 3});
-  Tensor t = prim(OpCode::transpose, x, TransposeAttrs{{1, 0}});
-  Tensor r = prim(OpCode::reshape, x, ReshapeAttrs{Shape{6}});
-  Tensor b = prim(OpCode::broadcast_in_dim, x, BroadcastInDimAttrs{Shape{4, 2, 3}, {1, 2}});
+  Tensor t = record_op(OpCode::transpose, x, TransposeAttrs{{1, 0}});
+  Tensor r = record_op(OpCode::reshape, x, ReshapeAttrs{Shape{6}});
+  Tensor b = record_op(OpCode::broadcast_in_dim, x, BroadcastInDimAttrs{Shape{4, 2, 3}, {1, 2}});
   int64_t before = ops_recorded();
-  EXPECT_THROW(prim(OpCode::transpose, t, TransposeAttrs{{0, 0}}), ShapeError);
-  EXPECT_THROW(prim(OpCode::transpose, t, TransposeAttrs{{0, 1, 2}}), ShapeError);
-  EXPECT_THROW(prim(OpCode::reshape, r, ReshapeAttrs{Shape{5}}), ShapeError);
-  EXPECT_THROW(prim(OpCode::broadcast_in_dim, b, BroadcastInDimAttrs{Shape{4, 2, 4}, {0, 1, 2}}),
+  EXPECT_THROW(record_op(OpCode::transpose, t, TransposeAttrs{{0, 0}}), ShapeError);
+  EXPECT_THROW(record_op(OpCode::transpose, t, TransposeAttrs{{0, 1, 2}}), ShapeError);
+  EXPECT_THROW(record_op(OpCode::reshape, r, ReshapeAttrs{Shape{5}}), ShapeError);
+  EXPECT_THROW(record_op(OpCode::broadcast_in_dim, b, BroadcastInDimAttrs{Shape{4, 2, 4}, {0, 1, 2}}),
                ShapeError);
   EXPECT_EQ(ops_recorded(), before);
   // The same message as when nothing could be folded (t synced: a data leaf).
   auto message = [](const Tensor& v) {
     try {
-      prim(OpCode::transpose, v, TransposeAttrs{{0, 0}});
+      record_op(OpCode::transpose, v, TransposeAttrs{{0, 0}});
     } catch (const ShapeError& e) {
       return std::string(e.what());
     }
@@ -186,10 +186,10 @@ TEST(Fold, ABadOuterOpFailsAsUnfoldedAndRecordsNothing) {
 
 TEST(Fold, NotIntoAnotherTracesNodes) {
   Tensor x = counting({2, 3}) * 2.0;
-  Tensor t = prim(OpCode::transpose, x, TransposeAttrs{{1, 0}});  // lazy
+  Tensor t = record_op(OpCode::transpose, x, TransposeAttrs{{1, 0}});  // lazy
   TraceScope scope("f", "here");
   // Through the API the lazy value is lifted to an input of the trace: nothing to fold.
-  Tensor y = prim(OpCode::transpose, t, TransposeAttrs{{1, 0}});
+  Tensor y = record_op(OpCode::transpose, t, TransposeAttrs{{1, 0}});
   EXPECT_EQ(node_of(y).op, OpCode::transpose);
   EXPECT_EQ(node_of(y).operands[0].node->op, OpCode::parameter);
   EXPECT_EQ(node_of(y).operands[0].node->frame, scope.frame_ptr());
@@ -200,7 +200,7 @@ TEST(Fold, NotIntoAnotherTracesNodes) {
   EXPECT_EQ(g.node->frame, scope.frame_ptr());
   // Inside the trace its own chains fold.
   Tensor p = make_pending(add_trace_param(TensorType{DType::f32, Shape{2, 3, 4}}));
-  Tensor u = prim(OpCode::transpose, prim(OpCode::transpose, p, TransposeAttrs{{2, 0, 1}}),
+  Tensor u = record_op(OpCode::transpose, record_op(OpCode::transpose, p, TransposeAttrs{{2, 0, 1}}),
                   TransposeAttrs{{0, 2, 1}});
   EXPECT_EQ(node_of(u).op, OpCode::transpose);
   EXPECT_EQ(node_of(u).operands[0].node, p.impl()->pending().node);
@@ -238,7 +238,7 @@ TEST(Fold, InsideAPureFunctionAndAnInPlaceUpdateOfAnIdentityResult) {
   // from its input; an in-place update of a handle that is the input's own value stays local.
   auto f = assume_pure([](const Tensor& v) {
     Tensor t = v.permute({1, 0}).permute({1, 0});
-    Tensor r = prim(OpCode::reshape, t, ReshapeAttrs{v.shape()});
+    Tensor r = record_op(OpCode::reshape, t, ReshapeAttrs{v.shape()});
     r.add_(1.0);
     return r * t;
   });

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/api/tensor.h"
 

@@ -1,5 +1,6 @@
-// Internal to the api layer: the object a Tensor handle points to, and the recording helpers
-// every op goes through.
+// The object a Tensor handle points to, and `record_op`, the one way an op is recorded: every
+// Tensor op, VJP/JVP rule and transform goes through it. (For the api layer and the autodiff
+// layer above it; users include lazax/lazax.h.)
 #pragma once
 #include <functional>
 #include <memory>
@@ -10,94 +11,15 @@
 #include "lazax/core/error.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/api/tensor.h"
-#include "lazax/trace/deferred_values.h"
-#include "lazax/trace/inline_vec.h"
+#include "lazax/trace/detail/deferred_values.h"
+#include "lazax/core/inline_vec.h"
 #include "lazax/trace/lazy_value.h"
 
 namespace lazax {
 
-class TensorImpl;
-
-// One entry of the autograd tape: an op applied to inputs of which at least one requires grad.
-// The autodiff layer walks these backwards (VJP rules) or forwards (JVP rules). The saved values
-// are such that later in-place rebinding of the user's tensors does not change what the backward
-// pass sees (see `inputs`). The fields the tape walks read come first.
-struct GradNode {
-  GradNode() = default;
-  ~GradNode();  // frees a long tape iteratively (core/chain_release.h)
-  GradNode(const GradNode&) = delete;
-  GradNode& operator=(const GradNode&) = delete;
-  OpCode op = OpCode::constant;
-  bool released = false;  // saved values freed by backward(retain_graph=false)
-  bool leads = false;     // scratch of the backward walk (below)
-  // Nodes made while a profiler scope was open keep it (the backward reopens it).
-  const char* scope = nullptr;
-  uint64_t sequence = 0;  // creation order, for a deterministic backward order
-  // Scratch of the backward walk (autodiff/engine.cc), so that it needs no maps: the walk that
-  // last visited this node, whether the node leads to a target (`leads`), and the cotangents of
-  // its outputs gathered so far.
-  uint64_t walk = 0;
-  // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
-  struct Edge {
-    std::shared_ptr<GradNode> fn;
-    int32_t index = 0;
-    // The input is registered in its handle's saved_by (release_saved_inputs need not look at
-    // the others' handles: a model's many parameters are not registered).
-    bool registered = false;
-    // Set when the input is a leaf that requires grad: the leaf, and its id (leaf_id_of). The
-    // entry's saved input holds the leaf until backward releases the entry (a leaf that
-    // requires grad is never rebound: see save_input), which then never runs again and is
-    // keyed by the id only (a freed leaf's address may be taken by a new handle), so no weak
-    // reference is needed.
-    TensorImpl* leaf_impl = nullptr;
-    uint64_t leaf_id = 0;
-    uint64_t version = 0;            // the input's version when saved (checked for leaves)
-  };
-  InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
-  // Saved values, inline for the usual one or two inputs and one output. An input is the
-  // caller's handle itself (registered in its saved_by, so that an in-place op on it first
-  // hands this entry a copy of the old value: see rebind_saved). An output is a detached copy
-  // (the output handle points back at this entry), an undefined placeholder for an entry with
-  // custom rules, or undefined with its graph value in `deferred` (save_output, saved_outputs).
-  InlineVec<Tensor, 2> inputs;
-  InlineVec<Tensor, 1> outputs;
-  InlineVec<Tensor, 1> out_cts;
-  // Saved outputs of a lazy-mode entry as graph values, without handles: a handle per output
-  // of every taped op, alive from the forward to the backward, was a large part of the lazy
-  // mode's memory and host time. A rule that reads them gets short-lived handles
-  // (saved_outputs); a sync that comes first gives them handles here, as pending values.
-  class DeferredOutputs final : public DeferredValues {
-   public:
-    explicit DeferredOutputs(GradNode& node) : DeferredValues(Unlinked{}), node_(node) {}
-    // Output i's saved value is `v`.
-    void add(size_t i, GraphValue v);
-    bool empty() const { return values_.empty(); }
-    // Output i's saved value (undefined where there is none).
-    const GraphValue& value(size_t i) const {
-      static const GraphValue kNone;
-      return i < values_.size() ? values_[i] : kNone;
-    }
-    void materialize() override;
-
-   private:
-    GradNode& node_;
-    InlineVec<GraphValue, 1> values_;  // parallel to node_.outputs
-  };
-  // (Apart: most entries save no outputs, kRulesSkipOutputs.)
-  PooledPtr<DeferredOutputs> deferred;
-  // Rules that replace the op's VJP / JVP (custom_vjp, assume_pure, and the identity nodes of
-  // the transforms): vjp(cotangents, saved inputs) -> input cotangents. Apart (most entries
-  // have none).
-  struct CustomRules {
-    std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)> vjp;
-    std::function<std::vector<Tensor>(const std::vector<Tensor>&)> jvp;
-    // What the rules read, kept alive with them (so that a rule can capture a plain pointer to
-    // it and fit in std::function's own storage instead of a heap block of its own).
-    std::shared_ptr<void> state;
-  };
-  PooledPtr<CustomRules> custom;
-  SharedAttrs attrs;  // the graph node's (ir/shared_attrs.h)
-};
+// One entry of the autograd tape. The tape is the autodiff layer's (lazax/autodiff/tape.h); a
+// handle only points at its entry.
+struct GradNode;
 
 class TensorImpl : public LazyValue {
  public:
@@ -118,63 +40,87 @@ class TensorImpl : public LazyValue {
   InlineVec<SavedBy, 1> saved_by;
 };
 
-// A handle to the same value and the same place on the tape, which later in-place rebinding of
-// `t` does not affect.
-Tensor saved_copy(const Tensor& t);
-
-// Called before an in-place op rebinds `t`: the tape entries that saved it get a copy of its
-// current value and place on the tape, so that their backward sees the value they were given.
-void rebind_saved(const Tensor& t);
-
-// Drops `node`'s saved inputs (unregistering it from their saved_by lists).
-void release_saved_inputs(GradNode& node);
-
-// The id naming `impl` as a leaf of the tape, given on first use and never reused (the tape's
-// walks key leaves by it rather than by address).
-uint64_t next_leaf_id();
-inline uint64_t leaf_id_of(TensorImpl& impl) {
-  if (impl.leaf_id == 0) impl.leaf_id = next_leaf_id();
-  return impl.leaf_id;
-}
-
-// Creation order of tape nodes (one counter for every kind of node).
-uint64_t next_grad_sequence();
-
 // Grad mode (thread-local): when off, ops record no tape entries.
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
-// Attaches a tape entry to `outputs` when grad mode is on and an input requires grad.
-void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* const> inputs,
+// The inputs of an op to record: the caller's handles by address (`{&a, &b}`: no reference counts
+// taken, for the Tensor ops' hot path), or a list of handles (`{a, b}`, a std::vector<Tensor>).
+// It is a parameter only: a braced list's array lives until the end of the call's full expression
+// (GCC's init-list-lifetime warning does not know that the object dies before).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
+class OpInputs {
+ public:
+  OpInputs() = default;
+  OpInputs(std::initializer_list<const Tensor*> ts) : ptrs_(ts.begin()), size_(ts.size()) {}
+  OpInputs(std::span<const Tensor* const> ts) : ptrs_(ts.data()), size_(ts.size()) {}
+  OpInputs(std::initializer_list<Tensor> ts) : list_(ts.begin()), size_(ts.size()) {}
+  OpInputs(const std::vector<Tensor>& ts) : list_(ts.data()), size_(ts.size()) {}
+  size_t size() const { return size_; }
+  const Tensor& operator[](size_t i) const { return ptrs_ ? *ptrs_[i] : list_[i]; }
+
+ private:
+  const Tensor* const* ptrs_ = nullptr;
+  const Tensor* list_ = nullptr;
+  size_t size_ = 0;
+};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+// The results of a recorded op, as new pending tensors. Most ops have one, and then the results
+// convert to it: `Tensor y = record_op(OpCode::exp, {&x});`.
+class OpResults {
+ public:
+  explicit OpResults(OpCode op) : op_(op) {}
+  size_t size() const { return results_.size(); }
+  Tensor& operator[](size_t i) { return results_[i]; }
+  Tensor* begin() { return results_.begin(); }
+  Tensor* end() { return results_.end(); }
+  void push_back(Tensor t) { results_.push_back(std::move(t)); }
+  operator Tensor() &&;                  // the one result (throws when there are several)
+  operator std::vector<Tensor>() &&;     // every result
+  std::vector<Tensor> vec() && { return std::move(*this); }
+
+ private:
+  OpCode op_;
+  InlineVec<Tensor, 1> results_;
+};
+
+// Records `op` on `inputs` with exactly `attrs` (no broadcasting or promotion: the Tensor ops do
+// that first) and returns its results: checks it with the op's shape rule (throws, recording
+// nothing, when it does not fit), adds a graph node to the current trace (the lazy graph, or the
+// function being traced), and a tape entry when grad mode is on and an input requires grad.
+// Cuts the pending graph first when it has grown past the limit.
+OpResults record_op(OpCode op, const OpInputs& inputs, SharedAttrs attrs = {});
+
+// Syncs the pending graph when it has grown past LAZAX_MAX_PENDING_NODES (record_op does this
+// before recording; so does anything that records graph nodes by other means: assume_pure's calls).
+void cut_pending_graph_if_large();
+
+// The autograd tape is the autodiff layer's, which sits above this one (its VJP rules are written
+// with Tensor ops). Recording reaches it through these hooks, which that layer installs when it is
+// linked, as PyTorch's autograd registers its AutogradMeta factory with c10.
+struct TapeHooks {
+  // Attaches a tape entry to `outputs` (grad mode is on and an input requires grad).
+  void (*record)(OpCode op, const SharedAttrs& attrs, const OpInputs& inputs,
                  std::span<const Tensor> outputs);
-
-// Appends `t` to `node`'s saved inputs, with the edge its cotangent takes.
-void save_input(GradNode& node, const Tensor& t);
-// Appends `t` to `node`'s saved outputs and makes it output `node`'s output `index` on the tape
-// (floating outputs only: the others carry no gradient). A pending value (not a tracer) is
-// saved as its graph value (GradNode::deferred). Without `keep` the saved output is an
-// undefined placeholder, for entries whose rules never read their outputs and need only their
-// count: custom rules (assume_pure's forward would otherwise keep a value per output and step)
-// and ops flagged kRulesSkipOutputs.
-void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
-                 bool keep = true);
-
-// `node`'s saved outputs as handles, for a rule to read: those held as graph values get new
-// handles in `scratch` (freed by the caller after the rule).
-std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>& scratch);
+  // Called before an in-place op rebinds `t` while tape entries hold its handle as a saved input
+  // (t.impl()->saved_by): they get a copy of the old value.
+  void (*rebind_saved)(const Tensor& t);
+};
+void install_tape_hooks(const TapeHooks* hooks);
+// The installed hooks (throws naming `op` when the autodiff layer is not linked).
+const TapeHooks& tape_hooks(const char* op);
 
 // A handle to a new pending value.
 inline Tensor make_pending(GraphValue v) { return Tensor(make_pooled<TensorImpl>(std::move(v))); }
 
 // The graph operand for `t` (throws a clear error naming `op` for an undefined tensor).
 GraphValue operand(const Tensor& t, const char* op);
-
-// Records `op` on `inputs` and returns its single output as a new tensor. Cuts the pending
-// graph first when it has grown past the limit.
-Tensor record_op(OpCode op, std::initializer_list<const Tensor*> inputs, SharedAttrs attrs = {});
-Tensor record_op(OpCode op, std::span<const Tensor* const> inputs, SharedAttrs attrs);
-std::vector<Tensor> record_op_multi(OpCode op, const std::vector<Tensor>& inputs,
-                                    SharedAttrs attrs);
 
 // Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.
 [[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc,

@@ -14,7 +14,8 @@
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 #include "lazax/ir/shared_attrs.h"
-#include "lazax/trace/inline_vec.h"
+#include "lazax/trace/detail/graph_outputs.h"
+#include "lazax/core/inline_vec.h"
 
 namespace lazax {
 
@@ -33,77 +34,6 @@ struct GraphValue {
 
 // A node's operands (inline up to three, as for select).
 using GraphOperands = InlineVec<GraphValue, 3>;
-
-// A node's output types, interned (core/interned_type.h): the node holds a pointer to the
-// process's one copy of each, which the handles of its values share. One type (the usual case)
-// is held inline. A call's list is borrowed from its callee (the node's CallAttrs keeps the
-// callee alive): a call has tens of results (assume_pure's forward and backward), which would
-// otherwise be interned on every step. Other lists of several are the node's own.
-class GraphOutputs {
- public:
-  GraphOutputs() = default;
-  GraphOutputs(std::initializer_list<TensorType> ts)
-      : GraphOutputs(std::span<const TensorType>(ts.begin(), ts.size())) {}
-  explicit GraphOutputs(std::span<const TensorType> ts);
-  // One type, interned already.
-  static GraphOutputs one(const TensorType& interned) {
-    GraphOutputs o;
-    o.p_ = reinterpret_cast<uintptr_t>(&interned);
-    o.size_ = 1;
-    o.kind_ = Kind::one;
-    return o;
-  }
-  static GraphOutputs borrowed(std::span<const TensorType* const> ts) {
-    GraphOutputs o;
-    o.p_ = reinterpret_cast<uintptr_t>(ts.data()) | kList;
-    o.size_ = static_cast<uint32_t>(ts.size());
-    o.kind_ = Kind::borrowed;
-    return o;
-  }
-  GraphOutputs(const GraphOutputs&) = delete;  // (a borrowed view must not outlive its node)
-  GraphOutputs& operator=(const GraphOutputs&) = delete;
-  GraphOutputs(GraphOutputs&& o) noexcept
-      : p_(std::exchange(o.p_, 0)),
-        size_(std::exchange(o.size_, 0)),
-        kind_(std::exchange(o.kind_, Kind::none)) {}
-  GraphOutputs& operator=(GraphOutputs&& o) noexcept {
-    if (this != &o) {
-      free();
-      p_ = std::exchange(o.p_, 0);
-      size_ = std::exchange(o.size_, 0);
-      kind_ = std::exchange(o.kind_, Kind::none);
-    }
-    return *this;
-  }
-  ~GraphOutputs() { free(); }
-
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  // Interned: valid for the rest of the process, after the node is gone. (Reads only the first
-  // word: a type read through a node touches the node's first cache line only.)
-  const TensorType& operator[](size_t i) const {
-    return (p_ & kList) ? *list()[i] : *reinterpret_cast<const TensorType*>(p_);
-  }
-  operator std::vector<TensorType>() const {
-    std::vector<TensorType> out;
-    out.reserve(size_);
-    for (size_t i = 0; i < size_; ++i) out.push_back((*this)[i]);
-    return out;
-  }
-
- private:
-  enum class Kind : uint8_t { none, one, owned, borrowed };
-  static constexpr uintptr_t kList = 1;  // p_ is a list of pointers (else the one type)
-  const TensorType* const* list() const {
-    return reinterpret_cast<const TensorType* const*>(p_ & ~kList);
-  }
-  void free() {
-    if (kind_ == Kind::owned) delete[] list();
-  }
-  uintptr_t p_ = 0;  // the type, or the list | kList
-  uint32_t size_ = 0;
-  Kind kind_ = Kind::none;
-};
 
 // What is read of every operand comes first, in the cache line of the node's reference count
 // (which taking a reference touches anyway): the walk at sync reads op, epoch and hash, recording
@@ -139,20 +69,19 @@ inline const TensorType& GraphValue::type() const {
   return node->outputs[static_cast<size_t>(index)];
 }
 
-// Records an op: checks it with the shape rule (throws, recording nothing, when it does not fit)
-// and returns its node; output i is GraphValue{node, i} (no list is made: a call has tens).
-GraphNodePtr record_multi(OpCode op, GraphOperands&& operands, SharedAttrs attrs,
-                          DebugInfo debug = {});
-// The same for an op with one result, folding layout chains as it records (exact): a transpose
-// of a transpose, a reshape of a reshape and a broadcast_in_dim of a broadcast_in_dim become one
-// op, and an op that changes nothing (identity transpose, reshape or broadcast) returns its
-// operand. Only nodes of the current trace context are folded through.
+// Records an op on graph values: checks it with the shape rule (throws, recording nothing, when it
+// does not fit) and returns its first result; result i is GraphValue{node, i}. Layout chains are
+// folded as they are recorded (exact): a transpose of a transpose, a reshape of a reshape and a
+// broadcast_in_dim of a broadcast_in_dim become one op, and an op that changes nothing returns its
+// operand, which may be another node's value. Only nodes of the current trace context are folded
+// through. (Tensors are recorded with record_op, api/tensor_impl.h, which calls this.)
 GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs = {},
                   DebugInfo debug = {});
-// A call (CallAttrs with a callee) whose operands the caller has checked against the callee's
-// parameters, recorded without reading their types again. assume_pure's calls take a model's
-// parameters, whose graph nodes are cold by then; the caller compares the tensors' own types.
-GraphNodePtr record_checked_call(GraphOperands&& operands, SharedAttrs attrs);
+// The one fast path: a call (CallAttrs with a callee) whose operands the caller has checked
+// against the callee's parameters, recorded without reading their types again. assume_pure's
+// calls take a model's parameters, whose graph nodes are cold by then; the caller compares the
+// tensors' own types.
+GraphNodePtr record_call_prechecked(GraphOperands&& operands, SharedAttrs attrs);
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);
 

@@ -4,28 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/core/small_vec.h"
 
 namespace lazax::autodiff::detail {
 
 using Tensors = std::vector<Tensor>;
-
-// Records `op` on `inputs` with exactly `attrs` (no broadcasting or promotion) and returns its
-// first result (the primitives rules record have one).
-inline Tensor prim(OpCode op, std::initializer_list<Tensor> inputs, SharedAttrs attrs = {}) {
-  SmallVec<const Tensor*, 4> ptrs;
-  for (const Tensor& t : inputs) ptrs.push_back(&t);
-  return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
-                   std::move(attrs));
-}
-inline Tensor prim(OpCode op, const Tensors& inputs, SharedAttrs attrs = {}) {
-  SmallVec<const Tensor*, 4> ptrs;
-  for (const Tensor& t : inputs) ptrs.push_back(&t);
-  return record_op(op, std::span<const Tensor* const>(ptrs.begin(), ptrs.size()),
-                   std::move(attrs));
-}
 
 inline bool all_undefined(const Tensors& ts) {
   for (const Tensor& t : ts)

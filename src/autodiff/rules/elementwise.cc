@@ -149,11 +149,11 @@ namespace {
 Tensor pow_dlhs(const OpContext& c) {
   const Tensor &a = c.inputs[0], &b = c.inputs[1];
   Tensor zero = full_like_value(b, 0.0);
-  return prim(OpCode::select, {eq(b, zero), zero, b * pow(a, b - 1.0)});
+  return record_op(OpCode::select, {eq(b, zero), zero, b * pow(a, b - 1.0)});
 }
 Tensor pow_drhs(const OpContext& c) {
   const Tensor& a = c.inputs[0];
-  Tensor safe = prim(OpCode::select, {eq(a, full_like_value(a, 0.0)), full_like_value(a, 1.0), a});
+  Tensor safe = record_op(OpCode::select, {eq(a, full_like_value(a, 0.0)), full_like_value(a, 1.0), a});
   return c.outputs[0] * log(safe);
 }
 }  // namespace
@@ -189,14 +189,14 @@ Tensors vjp_select(const OpContext& c, const Tensors& cts) {
   if (!ct.defined() || !is_floating(c.inputs[1].dtype())) return no_cts(c);
   const Tensor& pred = c.inputs[0];
   Tensor zero = zeros_like_type(ct);
-  return {Tensor(), needs_ct(c, 1) ? prim(OpCode::select, {pred, ct, zero}) : Tensor(),
-          needs_ct(c, 2) ? prim(OpCode::select, {pred, zero, ct}) : Tensor()};
+  return {Tensor(), needs_ct(c, 1) ? record_op(OpCode::select, {pred, ct, zero}) : Tensor(),
+          needs_ct(c, 2) ? record_op(OpCode::select, {pred, zero, ct}) : Tensor()};
 }
 Tensors jvp_select(const OpContext& c, const Tensors& ts) {
   if ((!ts[1].defined() && !ts[2].defined()) || !is_floating(c.outputs[0].dtype()))
     return {Tensor()};
   const Tensor& like = c.outputs[0];
-  return {prim(OpCode::select, {c.inputs[0], or_zeros(ts[1], like), or_zeros(ts[2], like)})};
+  return {record_op(OpCode::select, {c.inputs[0], or_zeros(ts[1], like), or_zeros(ts[2], like)})};
 }
 
 // Between floating dtypes the cotangent converts back; to or from integers and bool there is

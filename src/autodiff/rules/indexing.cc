@@ -29,10 +29,10 @@ Tensor in_bounds(const Tensor& indices, const Shape& operand_shape, const IntLis
   const Shape& is = indices.shape();
   IntList last_dim = {static_cast<int64_t>(is.rank()) - 1};
   Tensor hi = from_vector<int64_t>(upper, {static_cast<int64_t>(k)}).to(indices.dtype());
-  hi = prim(OpCode::broadcast_in_dim, {hi}, BroadcastInDimAttrs{is, last_dim});
+  hi = record_op(OpCode::broadcast_in_dim, {hi}, BroadcastInDimAttrs{is, last_dim});
   Tensor lo = zeros(is.vec(), indices.dtype());
   Tensor ok = ge(indices, lo).to(DType::i32) * le(indices, hi).to(DType::i32);
-  Tensor all_ok = prim(OpCode::reduce_min, {ok}, ReduceAttrs{last_dim});
+  Tensor all_ok = record_op(OpCode::reduce_min, {ok}, ReduceAttrs{last_dim});
   Tensor mask = gt(all_ok, zeros(all_ok.sizes(), DType::i32));
   IntList batch_dims;
   for (int64_t d = 0; d < static_cast<int64_t>(out_shape.rank()); ++d) {
@@ -40,16 +40,16 @@ Tensor in_bounds(const Tensor& indices, const Shape& operand_shape, const IntLis
     for (int64_t o : offset_dims) offset = offset || o == d;
     if (!offset) batch_dims.push_back(d);
   }
-  return prim(OpCode::broadcast_in_dim, {mask}, BroadcastInDimAttrs{out_shape, batch_dims});
+  return record_op(OpCode::broadcast_in_dim, {mask}, BroadcastInDimAttrs{out_shape, batch_dims});
 }
 
 // gather(operand, indices) with out-of-bounds windows reading 0 in fill mode.
 Tensor gather_or_zero(const Tensor& operand, const Tensor& indices, const GatherAttrs& a) {
-  Tensor g = prim(OpCode::gather, {operand, indices}, a);
+  Tensor g = record_op(OpCode::gather, {operand, indices}, a);
   if (a.mode != GatherMode::fill || a.start_index_map.empty()) return g;
   Tensor mask = in_bounds(indices, operand.shape(), a.start_index_map, a.slice_sizes, a.offset_dims,
                           g.shape());
-  return prim(OpCode::select, {mask, g, zeros_like_type(g)});
+  return record_op(OpCode::select, {mask, g, zeros_like_type(g)});
 }
 
 // The gather that reads back, from a tensor shaped like scatter_add's operand, what each update
@@ -80,7 +80,7 @@ Tensors vjp_gather(const OpContext& c, const Tensors& cts) {
   if (!cts[0].defined() || !needs_ct(c, 0)) return no_cts(c);
   const auto& a = c.attr<GatherAttrs>();
   Tensor zero = zeros_like_type(c.inputs[0]);
-  return {prim(OpCode::scatter_add, {zero, c.inputs[1], cts[0]}, scatter_of(a)), Tensor()};
+  return {record_op(OpCode::scatter_add, {zero, c.inputs[1], cts[0]}, scatter_of(a)), Tensor()};
 }
 Tensors jvp_gather(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined() || !is_floating(c.inputs[0].dtype())) return {Tensor()};
@@ -101,7 +101,7 @@ Tensors vjp_scatter_add(const OpContext& c, const Tensors& cts) {
 Tensors jvp_scatter_add(const OpContext& c, const Tensors& ts) {
   if ((!ts[0].defined() && !ts[2].defined()) || !is_floating(c.inputs[0].dtype()))
     return {Tensor()};
-  return {prim(OpCode::scatter_add,
+  return {record_op(OpCode::scatter_add,
                {or_zeros(ts[0], c.inputs[0]), c.inputs[1], or_zeros(ts[2], c.inputs[2])}, c.attrs)};
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 Tensor reshape_to(const Tensor& t, const Shape& s) {
   if (t.shape() == s) return t;
-  return prim(OpCode::reshape, {t}, ReshapeAttrs{s});
+  return record_op(OpCode::reshape, {t}, ReshapeAttrs{s});
 }
 
 // The start-index operands of dynamic_slice (from 1) or dynamic_update_slice (from 2).
@@ -42,12 +42,12 @@ Tensors vjp_broadcast_in_dim(const OpContext& c, const Tensors& cts) {
       if (in[i] == 1 && a.shape[static_cast<size_t>(d)] != 1) axes.push_back(d);
     }
   }
-  Tensor r = axes.empty() ? cts[0] : prim(OpCode::reduce_sum, {cts[0]}, ReduceAttrs{axes});
+  Tensor r = axes.empty() ? cts[0] : record_op(OpCode::reduce_sum, {cts[0]}, ReduceAttrs{axes});
   return {reshape_to(r, in)};
 }
 Tensors jvp_broadcast_in_dim(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined()) return {Tensor()};
-  return {prim(OpCode::broadcast_in_dim, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::broadcast_in_dim, {ts[0]}, c.attrs)};
 }
 
 // ---- reshape ----
@@ -57,7 +57,7 @@ Tensors vjp_reshape(const OpContext& c, const Tensors& cts) {
 }
 Tensors jvp_reshape(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined()) return {Tensor()};
-  return {prim(OpCode::reshape, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::reshape, {ts[0]}, c.attrs)};
 }
 
 // ---- transpose: the inverse permutation ----
@@ -67,11 +67,11 @@ Tensors vjp_transpose(const OpContext& c, const Tensors& cts) {
   IntList inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
-  return {prim(OpCode::transpose, {cts[0]}, TransposeAttrs{inverse})};
+  return {record_op(OpCode::transpose, {cts[0]}, TransposeAttrs{inverse})};
 }
 Tensors jvp_transpose(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined()) return {Tensor()};
-  return {prim(OpCode::transpose, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::transpose, {ts[0]}, c.attrs)};
 }
 
 // ---- slice: pad the cotangent with zeros back to the operand's shape ----
@@ -91,11 +91,11 @@ Tensors vjp_slice(const OpContext& c, const Tensors& cts) {
     p.interior_padding.push_back(stride - 1);
   }
   Tensor zero = host_scalar(0.0, cts[0].dtype());
-  return {prim(OpCode::pad, {cts[0], zero}, std::move(p))};
+  return {record_op(OpCode::pad, {cts[0], zero}, std::move(p))};
 }
 Tensors jvp_slice(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined()) return {Tensor()};
-  return {prim(OpCode::slice, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::slice, {ts[0]}, c.attrs)};
 }
 
 // ---- dynamic_slice: write the cotangent into zeros at the same (clamped) starts ----
@@ -103,12 +103,12 @@ Tensors vjp_dynamic_slice(const OpContext& c, const Tensors& cts) {
   Tensors out(c.inputs.size());
   if (!cts[0].defined() || !needs_ct(c, 0)) return out;
   Tensor zero = zeros_like_type(c.inputs[0]);
-  out[0] = prim(OpCode::dynamic_update_slice, with_starts({zero, cts[0]}, starts_from(c, 1)));
+  out[0] = record_op(OpCode::dynamic_update_slice, with_starts({zero, cts[0]}, starts_from(c, 1)));
   return out;
 }
 Tensors jvp_dynamic_slice(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined()) return {Tensor()};
-  return {prim(OpCode::dynamic_slice, with_starts({ts[0]}, starts_from(c, 1)), c.attrs)};
+  return {record_op(OpCode::dynamic_slice, with_starts({ts[0]}, starts_from(c, 1)), c.attrs)};
 }
 
 // ---- dynamic_update_slice: the operand gets ct with a hole, the update the window ----
@@ -119,16 +119,16 @@ Tensors vjp_dynamic_update_slice(const OpContext& c, const Tensors& cts) {
   const Tensor& update = c.inputs[1];
   if (needs_ct(c, 0))
     out[0] =
-        prim(OpCode::dynamic_update_slice, with_starts({cts[0], zeros_like_type(update)}, starts));
+        record_op(OpCode::dynamic_update_slice, with_starts({cts[0], zeros_like_type(update)}, starts));
   if (needs_ct(c, 1))
-    out[1] = prim(OpCode::dynamic_slice, with_starts({cts[0]}, starts),
+    out[1] = record_op(OpCode::dynamic_slice, with_starts({cts[0]}, starts),
                   DynamicSliceAttrs{update.sizes()});
   return out;
 }
 Tensors jvp_dynamic_update_slice(const OpContext& c, const Tensors& ts) {
   if ((!ts[0].defined() && !ts[1].defined()) || !is_floating(c.outputs[0].dtype()))
     return {Tensor()};
-  return {prim(OpCode::dynamic_update_slice,
+  return {record_op(OpCode::dynamic_update_slice,
                with_starts({or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])},
                            starts_from(c, 2)))};
 }
@@ -150,7 +150,7 @@ Tensors vjp_concatenate(const OpContext& c, const Tensors& cts) {
         s.limit_indices.push_back(here ? offset + n : full_shape[d]);
         s.strides.push_back(1);
       }
-      out[k] = prim(OpCode::slice, {cts[0]}, std::move(s));
+      out[k] = record_op(OpCode::slice, {cts[0]}, std::move(s));
     }
     offset += n;
   }
@@ -160,7 +160,7 @@ Tensors jvp_concatenate(const OpContext& c, const Tensors& ts) {
   if (all_undefined(ts) || !is_floating(c.outputs[0].dtype())) return {Tensor()};
   Tensors parts;
   for (size_t k = 0; k < ts.size(); ++k) parts.push_back(or_zeros(ts[k], c.inputs[k]));
-  return {prim(OpCode::concatenate, parts, c.attrs)};
+  return {record_op(OpCode::concatenate, parts, c.attrs)};
 }
 
 // ---- pad: undo the edge padding (negative low/high crops became zeros), then take every
@@ -177,21 +177,21 @@ Tensors vjp_pad(const OpContext& c, const Tensors& cts) {
     unpad.interior_padding.push_back(0);
   }
   Tensor zero = host_scalar(0.0, ct.dtype());
-  Tensor unpadded = prim(OpCode::pad, {ct, zero}, std::move(unpad));
+  Tensor unpadded = record_op(OpCode::pad, {ct, zero}, std::move(unpad));
   SliceAttrs s;
   for (size_t d = 0; d < r; ++d) {
     s.start_indices.push_back(0);
     s.limit_indices.push_back(unpadded.shape()[d]);
     s.strides.push_back(a.interior_padding[d] + 1);
   }
-  Tensor operand_ct = prim(OpCode::slice, {unpadded}, std::move(s));
+  Tensor operand_ct = record_op(OpCode::slice, {unpadded}, std::move(s));
   Tensors out(2);
   if (needs_ct(c, 0)) out[0] = operand_ct;
   if (needs_ct(c, 1)) {
     IntList all;
     for (size_t d = 0; d < r; ++d) all.push_back(static_cast<int64_t>(d));
     auto total = [&](const Tensor& t) {
-      return all.empty() ? t : prim(OpCode::reduce_sum, {t}, ReduceAttrs{all});
+      return all.empty() ? t : record_op(OpCode::reduce_sum, {t}, ReduceAttrs{all});
     };
     out[1] = total(ct) - total(operand_ct);
   }
@@ -199,7 +199,7 @@ Tensors vjp_pad(const OpContext& c, const Tensors& cts) {
 }
 Tensors jvp_pad(const OpContext& c, const Tensors& ts) {
   if (all_undefined(ts) || !is_floating(c.outputs[0].dtype())) return {Tensor()};
-  return {prim(OpCode::pad, {or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])}, c.attrs)};
+  return {record_op(OpCode::pad, {or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])}, c.attrs)};
 }
 
 }  // namespace lazax::autodiff

@@ -45,11 +45,11 @@ Tensors jvp_optimization_barrier(const OpContext& c, const Tensors& ts) {
 // memory, the only place computation happens); the tangent travels with the value.
 Tensors vjp_copy_to_memory_kind(const OpContext& c, const Tensors& cts) {
   if (!cts[0].defined() || !needs_ct(c, 0)) return {Tensor()};
-  return {prim(OpCode::copy_to_memory_kind, {cts[0]}, MemoryKindAttrs{MemoryKind::device})};
+  return {record_op(OpCode::copy_to_memory_kind, {cts[0]}, MemoryKindAttrs{MemoryKind::device})};
 }
 Tensors jvp_copy_to_memory_kind(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined() || !is_floating(c.outputs[0].dtype())) return {Tensor()};
-  return {prim(OpCode::copy_to_memory_kind, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::copy_to_memory_kind, {ts[0]}, c.attrs)};
 }
 
 }  // namespace lazax::autodiff

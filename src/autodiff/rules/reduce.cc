@@ -17,11 +17,11 @@ Tensor unreduce(const Tensor& r, const Shape& shape, const IntList& axes) {
   IntList kept;
   for (size_t d = 0; d < shape.rank(); ++d)
     if (!is_axis(axes, d)) kept.push_back(static_cast<int64_t>(d));
-  return prim(OpCode::broadcast_in_dim, {r}, BroadcastInDimAttrs{shape, kept});
+  return record_op(OpCode::broadcast_in_dim, {r}, BroadcastInDimAttrs{shape, kept});
 }
 
 Tensor reduce_sum_axes(const Tensor& t, const IntList& axes) {
-  return prim(OpCode::reduce_sum, {t}, ReduceAttrs{axes});
+  return record_op(OpCode::reduce_sum, {t}, ReduceAttrs{axes});
 }
 
 // reduce_max/min: the positions that hold the result, as 0/1 of x's dtype, and how many there
@@ -56,13 +56,13 @@ Tensor prod_partials(const OpContext& c) {
   const IntList& axes = c.attr<ReduceAttrs>().axes;
   Tensor zero = full_like_value(x, 0.0), one = full_like_value(x, 1.0);
   Tensor is_zero = eq(x, zero);
-  Tensor nonzero = prim(OpCode::select, {is_zero, one, x});
-  Tensor prod_nonzero = unreduce(prim(OpCode::reduce_prod, {nonzero}, c.attrs), x.shape(), axes);
+  Tensor nonzero = record_op(OpCode::select, {is_zero, one, x});
+  Tensor prod_nonzero = unreduce(record_op(OpCode::reduce_prod, {nonzero}, c.attrs), x.shape(), axes);
   Tensor zero_count = unreduce(reduce_sum_axes(is_zero.to(x.dtype()), axes), x.shape(), axes);
   Tensor none = eq(zero_count, zero), one_zero = eq(zero_count, one);
-  Tensor at_zero = prim(OpCode::select, {one_zero, prod_nonzero, zero});
-  Tensor elsewhere = prim(OpCode::select, {none, prod_nonzero / nonzero, zero});
-  return prim(OpCode::select, {is_zero, at_zero, elsewhere});
+  Tensor at_zero = record_op(OpCode::select, {one_zero, prod_nonzero, zero});
+  Tensor elsewhere = record_op(OpCode::select, {none, prod_nonzero / nonzero, zero});
+  return record_op(OpCode::select, {is_zero, at_zero, elsewhere});
 }
 
 }  // namespace
@@ -73,7 +73,7 @@ Tensors vjp_reduce_sum(const OpContext& c, const Tensors& cts) {
 }
 Tensors jvp_reduce_sum(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined() || !is_floating(c.inputs[0].dtype())) return {Tensor()};
-  return {prim(OpCode::reduce_sum, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::reduce_sum, {ts[0]}, c.attrs)};
 }
 
 Tensors vjp_reduce_max(const OpContext& c, const Tensors& cts) { return chooser_vjp(c, cts); }
@@ -100,11 +100,11 @@ Tensors vjp_cumsum(const OpContext& c, const Tensors& cts) {
   if (!cts[0].defined() || !needs_ct(c, 0)) return {Tensor()};
   CumsumAttrs a = c.attr<CumsumAttrs>();
   a.reverse = !a.reverse;
-  return {prim(OpCode::cumsum, {cts[0]}, a)};
+  return {record_op(OpCode::cumsum, {cts[0]}, a)};
 }
 Tensors jvp_cumsum(const OpContext& c, const Tensors& ts) {
   if (!ts[0].defined() || !is_floating(c.inputs[0].dtype())) return {Tensor()};
-  return {prim(OpCode::cumsum, {ts[0]}, c.attrs)};
+  return {record_op(OpCode::cumsum, {ts[0]}, c.attrs)};
 }
 
 }  // namespace lazax::autodiff

@@ -1,7 +1,7 @@
 // The VJP/JVP rule of each op, found by OpCode from the op table's rows.
 #include <array>
 
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
 
 namespace lazax::autodiff {
@@ -23,7 +23,7 @@ JvpRule jvp_rule(OpCode op) { return kJvp[static_cast<size_t>(op)]; }
 
 std::vector<Tensor> apply_primitive(OpCode op, const Attrs& attrs,
                                     const std::vector<Tensor>& inputs) {
-  return record_op_multi(op, inputs, attrs);
+  return record_op(op, inputs, attrs);
 }
 
 }  // namespace lazax::autodiff

@@ -4,12 +4,17 @@
 
 #include "lazax/core/chain_release.h"
 #include "lazax/trace/scope.h"
-#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/tape.h"
 
 namespace lazax {
 namespace {
-thread_local bool t_grad_enabled = true;
 std::atomic<uint64_t> g_sequence{0};
+
+// Recording reaches the tape through the api layer's hooks (api/tensor_impl.h). They are
+// installed when this file is linked, which every program that can make a tensor require grad
+// does (Tensor::requires_grad_ is defined here).
+const TapeHooks kTapeHooks{&record_grad, &rebind_saved};
+[[maybe_unused]] const bool kTapeHooksInstalled = (install_tape_hooks(&kTapeHooks), true);
 }  // namespace
 
 uint64_t next_grad_sequence() { return g_sequence.fetch_add(1); }
@@ -30,14 +35,6 @@ GradNode::~GradNode() {
   ChainRelease<GradNode>::release_links(next,
                                         [](Edge& e) -> std::shared_ptr<GradNode>& { return e.fn; });
 }
-
-bool grad_enabled() { return t_grad_enabled; }
-void set_grad_enabled(bool on) { t_grad_enabled = on; }
-
-NoGrad::NoGrad() : previous_(grad_enabled()) { set_grad_enabled(false); }
-NoGrad::~NoGrad() { set_grad_enabled(previous_); }
-EnableGrad::EnableGrad() : previous_(grad_enabled()) { set_grad_enabled(true); }
-EnableGrad::~EnableGrad() { set_grad_enabled(previous_); }
 
 Tensor saved_copy(const Tensor& t) {
   TensorImpl* impl = t.impl();
@@ -146,11 +143,12 @@ void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t
   impl->output_index = index;
 }
 
-void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* const> inputs,
+void record_grad(OpCode op, const SharedAttrs& attrs, const OpInputs& inputs,
                  std::span<const Tensor> outputs) {
   if (!grad_enabled()) return;
   bool any = false;
-  for (const Tensor* t : inputs) any = any || (t->defined() && t->impl()->requires_grad);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    any = any || (inputs[i].defined() && inputs[i].impl()->requires_grad);
   if (!any) return;
   bool float_out = false;
   for (const Tensor& t : outputs) float_out = float_out || is_floating(t.dtype());
@@ -163,7 +161,7 @@ void record_grad(OpCode op, const SharedAttrs& attrs, std::span<const Tensor* co
   node->inputs.reserve(inputs.size());  // one allocation per list (recording's hot path)
   node->next.reserve(inputs.size());
   node->outputs.reserve(outputs.size());
-  for (const Tensor* t : inputs) save_input(*node, *t);
+  for (size_t i = 0; i < inputs.size(); ++i) save_input(*node, inputs[i]);
   // (An op whose rules never read its outputs keeps placeholders: ir/op.h kRulesSkipOutputs.)
   const bool keep = !has_flag(op, kRulesSkipOutputs);
   for (size_t i = 0; i < outputs.size(); ++i)
@@ -182,19 +180,4 @@ Tensor& Tensor::requires_grad_(bool on) {
   impl_->requires_grad = on;
   return *this;
 }
-bool Tensor::requires_grad() const { return defined() && impl_->requires_grad; }
-bool Tensor::is_leaf() const { return !defined() || !impl_->grad_fn; }
-Tensor Tensor::grad() const { return defined() ? impl_->grad : Tensor(); }
-void Tensor::set_grad(const Tensor& g) {
-  if (!defined()) throw ValueError("[set_grad] the tensor is undefined");
-  if (g.defined() && g.shape() != shape())
-    throw ShapeError("[set_grad] gradient " + g.type_str() + " does not match " + type_str());
-  impl_->grad = g;
-}
-
-void zero_grad(const std::vector<Tensor>& params) {
-  for (const Tensor& p : params)
-    if (p.defined()) p.impl()->grad = Tensor();
-}
-
 }  // namespace lazax

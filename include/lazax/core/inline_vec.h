@@ -1,6 +1,6 @@
 // A vector that keeps up to N elements inside the object and moves to the heap beyond that. Graph
 // nodes hold their operands and output types in these, so that recording an op allocates the node
-// and nothing else. (core/small_vec.h is the same idea for trivially copyable elements.)
+// and nothing else. (small_vec.h is the same idea for trivially copyable elements.)
 #pragma once
 #include <algorithm>
 #include <cstddef>
