@@ -87,10 +87,12 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
 
 Tensors cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
              const Tensors& operands) {
-  if (pred.dtype() != DType::boolean)
-    throw DTypeError("[cond] the predicate must be a bool scalar, got " + pred.type_str() +
-                     "; compare first (e.g. gt(x, 0)) or use switch_ for an integer index");
-  return switch_(pred, {false_fn, true_fn}, operands);  // index 0 is the false branch
+  if (pred.dim() != 0 || (pred.dtype() != DType::boolean && !is_integer(pred.dtype())))
+    throw DTypeError("[cond] the predicate must be a bool or integer scalar, got " +
+                     pred.type_str() + "; compare first (e.g. gt(x, 0))");
+  // An integer predicate is true when nonzero (as in C and lax.cond), not an index: 2 is true.
+  Tensor is_true = pred.dtype() == DType::boolean ? pred : ne(pred, zeros({}, pred.dtype()));
+  return switch_(is_true, {false_fn, true_fn}, operands);  // index 0 is the false branch
 }
 
 Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors& init) {
