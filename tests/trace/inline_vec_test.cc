@@ -1,12 +1,13 @@
 // InlineVec's heap storage (trace/inline_vec.h), which comes from core's pool allocator: a list
 // that grows past its inline elements keeps them and uses the whole block it gets.
+#include "lazax/trace/inline_vec.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 
 #include "lazax/core/pool_allocator.h"
-#include "lazax/trace/inline_vec.h"
 
 using namespace lazax;
 
@@ -19,7 +20,8 @@ TEST(InlineVecHeap, GrowingPastInlineKeepsElementsAndUsesTheWholeBlock) {
   pool_deallocate_bytes(pool_allocate_bytes(16 * sizeof(std::string), usable), usable);
   EXPECT_EQ(v.capacity(), usable / sizeof(std::string));
   EXPECT_GE(v.capacity(), 16u);
-  for (int i = 0; i < 11; ++i) EXPECT_EQ(v[static_cast<size_t>(i)], "element number " + std::to_string(i));
+  for (int i = 0; i < 11; ++i)
+    EXPECT_EQ(v[static_cast<size_t>(i)], "element number " + std::to_string(i));
   InlineVec<std::string, 2> moved = std::move(v);
   EXPECT_EQ(v.size(), 0u);
   EXPECT_EQ(moved.size(), 11u);
