@@ -91,6 +91,12 @@ TEST(ControlFlow, SwitchClampsItsIndex) {
   EXPECT_EQ(switch_(scalar_tensor(-5, DType::i32), bs, {x})[0].item(), 1.0);
   EXPECT_EQ(switch_(scalar_tensor(1, DType::i32), bs, {x})[0].item(), 2.0);
   EXPECT_EQ(switch_(scalar_tensor(9, DType::i32), bs, {x})[0].item(), 2.0);
+  // Other integer dtypes clamp before they narrow: 2^32 is past the end, not 0.
+  EXPECT_EQ(switch_(scalar_tensor(4294967296.0, DType::i64), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(-4294967295.0, DType::i64), bs, {x})[0].item(), 1.0);
+  EXPECT_EQ(switch_(scalar_tensor(1, DType::i64), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(200, DType::u8), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(0, DType::u8), bs, {x})[0].item(), 1.0);
 }
 
 TEST(ControlFlow, CondGradientMatchesTheTakenBranch) {
