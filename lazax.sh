@@ -41,6 +41,20 @@ case "${1:-}" in
     install_missing
     build build Release
     (cd build && ctest --output-on-failure -j "$JOBS")
+    # ctest runs every test in a process of its own; this pass runs each binary whole, twice, in
+    # a random order, so that a test that needs a cold cache or a clean process state fails here.
+    seed=${LAZAX_SHUFFLE_SEED:-$((RANDOM % 99999 + 1))}
+    echo "[lazax.sh] each test binary twice, shuffled (seed $seed; LAZAX_SHUFFLE_SEED repeats it)"
+    failed=()
+    for t in core ir io runtime trace autodiff api pure; do
+      ./build/tests/test_$t --gtest_shuffle --gtest_random_seed="$seed" --gtest_repeat=2 \
+        --gtest_brief=1 > build/shuffle-$t.log 2>&1 || { tail -40 build/shuffle-$t.log; failed+=("$t"); }
+    done
+    if [ ${#failed[@]} -gt 0 ]; then
+      echo "[lazax.sh] shuffled/repeated runs failed: ${failed[*]} (seed $seed; logs:" \
+        "build/shuffle-NAME.log)" >&2
+      exit 1
+    fi
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
     (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io")

@@ -55,8 +55,7 @@ std::string type_list(const std::vector<TensorType>& ts) {
 
 Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, const Tensors& operands) {
   if (branches.empty()) throw ValueError("[cond] needs at least one branch");
-  if (index.dim() != 0 || (index.dtype() != DType::boolean && index.dtype() != DType::i32 &&
-                           index.dtype() != DType::i64))
+  if (index.dim() != 0 || (index.dtype() != DType::boolean && !is_integer(index.dtype())))
     throw DTypeError("[cond] the predicate must be a bool or integer scalar, got " +
                      index.type_str());
   std::vector<Traced> traced;
@@ -78,7 +77,11 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
   CondAttrs attrs;
   for (size_t i = 0; i < traced.size(); ++i)
     attrs.branches.push_back(widen(traced[i], "branch" + std::to_string(i), ex, cap_types, offsets[i]));
-  Tensor idx = index.dtype() == DType::i64 ? index.to(DType::i32) : index;
+  // cond takes a bool or i32 index; others are clamped first (an i64 index of 2^32 is past the
+  // last branch, not 0).
+  Tensor idx = index.dtype() == DType::boolean || index.dtype() == DType::i32
+                   ? index
+                   : clamp(index, 0.0, static_cast<double>(branches.size() - 1)).to(DType::i32);
   Tensors in = {idx};
   for (const Tensor& t : operands) in.push_back(t);
   for (const Tensor& t : caps) in.push_back(t);
@@ -87,10 +90,12 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
 
 Tensors cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
              const Tensors& operands) {
-  if (pred.dtype() != DType::boolean)
-    throw DTypeError("[cond] the predicate must be a bool scalar, got " + pred.type_str() +
-                     "; compare first (e.g. gt(x, 0)) or use switch_ for an integer index");
-  return switch_(pred, {false_fn, true_fn}, operands);  // index 0 is the false branch
+  if (pred.dim() != 0 || (pred.dtype() != DType::boolean && !is_integer(pred.dtype())))
+    throw DTypeError("[cond] the predicate must be a bool or integer scalar, got " +
+                     pred.type_str() + "; compare first (e.g. gt(x, 0))");
+  // An integer predicate is true when nonzero (as in C and lax.cond), not an index: 2 is true.
+  Tensor is_true = pred.dtype() == DType::boolean ? pred : ne(pred, zeros({}, pred.dtype()));
+  return switch_(is_true, {false_fn, true_fn}, operands);  // index 0 is the false branch
 }
 
 Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors& init) {

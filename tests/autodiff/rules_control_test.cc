@@ -1,5 +1,7 @@
-// Numerical gradient checks of the rules of the ops with sub-functions: call, cond, scan (and
-// while_ in tape_test.cc), recorded directly as primitives with bodies built by Builder.
+// Numerical gradient checks of the rules of the ops with sub-functions: call, cond, scan, while_,
+// recorded directly as primitives with bodies built by Builder, in forward and reverse mode
+// (while_ in forward mode only; its reverse mode raises, tape_test.cc). Through the user-facing
+// cond / scan / while_loop, with captured tensors: control_flow_grads_test.cc.
 #include "lazax/ir/builder.h"
 #include "test_util.h"
 
@@ -51,12 +53,43 @@ TEST(ControlGrads, Cond) {
   }
 }
 
-// (Reverse mode only: scan's JVP rule is not written yet.)
-TEST(ControlGrads, ScanReverseMode) {
+// A tangent on the initial carry and one on xs (both directions of iteration).
+TEST(ControlGrads, Scan) {
   ScanAttrs attrs{scan_body(), 3, 1, false};
   for (bool reverse : {false, true}) {
     attrs.reverse = reverse;
     expect_grads([attrs](const Tensors& a) { return record_op(OpCode::scan, a, attrs); },
-                 {rnd({2}, 5), rnd({3, 2}, 6, DType::f64)}, 2, Modes::rev);
+                 {rnd({2}, 5), rnd({3, 2}, 6, DType::f64)});
   }
+}
+
+// Only xs moves: the carry's tangent is zero, so a JVP that dropped the xs tangents would give
+// zero output tangents here.
+TEST(ControlGrads, ScanTangentOfXsAlone) {
+  ScanAttrs attrs{scan_body(), 3, 1, false};
+  Tensor init = rnd({2}, 7);
+  FlatFn of_xs = [attrs, init](const Tensors& a) {
+    return record_op(OpCode::scan, {init.to(a[0].dtype()), a[0]}, attrs);
+  };
+  expect_grads(of_xs, {rnd({3, 2}, 8)});
+}
+
+// while_ (v * v + v * w until the counter reaches 3, w a loop-invariant carry) in forward mode.
+TEST(ControlGrads, WhileForwardMode) {
+  const TensorType counter{DType::i32, Shape{}};
+  Builder c("not_done");
+  ValueRef ci = c.param(counter);
+  c.param(kVec);
+  c.param(kVec);
+  ValueRef three = c.constant(Literal::scalar<int32_t>(3));
+  FunctionPtr cond = c.build({c.add(OpCode::compare, {ci, three}, CompareAttrs{CompareDir::lt})});
+  Builder b("step");
+  ValueRef i = b.param(counter), v = b.param(kVec), w = b.param(kVec);
+  ValueRef one = b.constant(Literal::scalar<int32_t>(1));
+  ValueRef next = b.add(OpCode::add, {b.add(OpCode::mul, {v, v}), b.add(OpCode::mul, {v, w})});
+  FunctionPtr body = b.build({b.add(OpCode::add, {i, one}), next, w});
+  WhileAttrs attrs{cond, body};
+  expect_grads([attrs](const Tensors& a) { return record_op(OpCode::while_, a, attrs); },
+               {scalar_tensor(0, DType::i32), uniform({2}, 9, 0.2, 0.6), rnd({2}, 10)}, 2,
+               Modes::fwd);
 }

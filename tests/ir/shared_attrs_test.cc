@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "lazax/ir/builder.h"
 
@@ -80,24 +84,41 @@ TEST(SharedAttrs, InternedBlocksOutliveTheThreadThatMadeThem) {
   EXPECT_EQ(here.hash(), made.hash());
 }
 
+// Filling the intern table is for good (the cap is process-wide and interned blocks are never
+// freed), so this runs in a child process (a death test that exits normally: "threadsafe" style
+// re-runs the binary for just this test): the tests after it, in any order or repeat, still find
+// room to intern, and the child starts from a table no other test has filled.
 TEST(SharedAttrs, PastTheCapValuesGetBlocksOfTheirOwn) {
-  // Distinct values until interning stops (the cap bounds the tables' memory); every value
-  // stays correct either way.
-  std::vector<SharedAttrs> kept;
-  bool stopped = false;
-  for (int64_t i = 0; i < (int64_t{1} << 15) && !stopped; ++i) {
-    SharedAttrs a = SliceAttrs{{i}, {i + 1}, {1}};
-    EXPECT_EQ(std::get<SliceAttrs>(*a).start_indices[0], i);
-    stopped = !a.interned();
-    kept.push_back(std::move(a));
-  }
-  EXPECT_TRUE(stopped);
-  EXPECT_GE(SharedAttrs::interned_count(), int64_t{1} << 14);
-  SharedAttrs owned = ReduceAttrs{{0, 1, 2, 3, 4, 5}};
-  EXPECT_FALSE(owned.interned());
-  SharedAttrs copy = owned;
-  EXPECT_EQ(&*copy, &*owned);
-  EXPECT_EQ(std::get<ReduceAttrs>(*copy).axes.size(), 6u);
+  // (The child reports what went wrong on stderr, which the parent shows, and exits with 1.)
+  auto fill_the_table = [] {
+    std::string wrong;
+    auto check = [&](bool ok, const std::string& what) {
+      if (!ok) wrong += what + "\n";
+    };
+    // Distinct values until interning stops (the cap bounds the tables' memory); every value
+    // stays correct either way.
+    std::vector<SharedAttrs> kept;
+    bool stopped = false;
+    for (int64_t i = 0; i < (int64_t{1} << 15) && !stopped; ++i) {
+      SharedAttrs a = SliceAttrs{{i}, {i + 1}, {1}};
+      check(std::get<SliceAttrs>(*a).start_indices[0] == i, "value " + std::to_string(i));
+      stopped = !a.interned();
+      kept.push_back(std::move(a));
+    }
+    check(stopped, "interning never stopped");
+    check(SharedAttrs::interned_count() >= (int64_t{1} << 14),
+          "stopped at " + std::to_string(SharedAttrs::interned_count()) + " interned values");
+    SharedAttrs owned = ReduceAttrs{{0, 1, 2, 3, 4, 5}};
+    check(!owned.interned(), "a value past the cap was interned");
+    SharedAttrs copy = owned;
+    check(&*copy == &*owned, "a copy of an owned block is not the same block");
+    check(std::get<ReduceAttrs>(*copy).axes.size() == 6u, "the owned value changed");
+    kept.clear();
+    std::fputs(wrong.c_str(), stderr);
+    std::exit(wrong.empty() ? 0 : 1);
+  };
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(fill_the_table(), testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -42,12 +42,15 @@ Layer make_layer(int64_t d, uint64_t seed) {
 }
 }  // namespace
 
+// (The VJP programs and compiled programs are cached for the process, by program: an earlier
+// test or --gtest_repeat round may have built this one, so the first step builds at most one.)
 TEST(AssumePure, FiveStepsTraceOnceAndCompileOnce) {
   Layer l = make_layer(4, 1);
   auto block = assume_pure([&](const Tensor& h) { return layer_fn(l, h); });
   Tensor x = from_vector<float>(std::vector<float>(8, 0.5f), {2, 4});
+  lazax::sync();  // values another test left pending are not part of the first step
   int64_t traces = counter("PureTraces"), builds = counter("VjpProgramBuilds");
-  int64_t uncached = 0;
+  int64_t uncached = 0, first_step_builds = 0;
   for (int step = 0; step < 5; ++step) {
     Tensor loss = block(x).sum();
     loss.backward();
@@ -58,11 +61,15 @@ TEST(AssumePure, FiveStepsTraceOnceAndCompileOnce) {
     }
     zero_grad({l.w, l.b});
     lazax::sync();
-    if (step == 0) uncached = counter("UncachedCompile");
+    if (step == 0) {
+      uncached = counter("UncachedCompile");
+      first_step_builds = counter("VjpProgramBuilds") - builds;
+    }
   }
   EXPECT_EQ(counter("PureTraces") - traces, 1);
-  EXPECT_EQ(counter("VjpProgramBuilds") - builds, 1);
-  EXPECT_EQ(counter("UncachedCompile"), uncached);
+  EXPECT_LE(first_step_builds, 1);
+  EXPECT_EQ(counter("VjpProgramBuilds") - builds, first_step_builds) << "a later step built again";
+  EXPECT_EQ(counter("UncachedCompile"), uncached) << "a later step compiled again";
   EXPECT_EQ(block.cache_size(), 1u);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "lazax/autodiff/control_flow.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
 
 using namespace lazax;
@@ -36,6 +37,53 @@ TEST(ControlFlow, CondBranchesMustAgree) {
                DTypeError);
 }
 
+// An integer predicate is true when nonzero (not an index: 2 and -1 are true, and an i64 value
+// with only high bits set is not truncated to 0), in lazy mode, under a trace and under grad.
+TEST(ControlFlow, CondTakesAnIntegerPredicate) {
+  BranchFn plus = [](const Tensors& o) { return Tensors{o[0] + 1.0}; };
+  BranchFn minus = [](const Tensors& o) { return Tensors{o[0] - 1.0}; };
+  Tensor x = zeros({1});
+  struct Case {
+    DType dtype;
+    double value;
+    bool is_true;
+  };
+  for (const Case& k :
+       {Case{DType::boolean, 0, false}, Case{DType::boolean, 1, true}, Case{DType::i32, 0, false},
+        Case{DType::i32, 1, true}, Case{DType::i32, 2, true}, Case{DType::i32, -1, true},
+        Case{DType::i64, 0, false}, Case{DType::i64, 4294967296.0, true}, Case{DType::u8, 0, false},
+        Case{DType::u8, 7, true}}) {
+    SCOPED_TRACE(std::string(dtype_name(k.dtype)) + " " + std::to_string(k.value));
+    Tensor pred = scalar_tensor(k.value, k.dtype);
+    EXPECT_EQ(cond(pred, plus, minus, {x})[0].item(), k.is_true ? 1.0 : -1.0);
+  }
+  // Under a trace: one program for both values, each call takes the right branch.
+  auto traced =
+      assume_pure([&](const Tensor& p, const Tensor& v) { return cond(p, plus, minus, {v})[0]; });
+  EXPECT_EQ(traced(scalar_tensor(3, DType::i32), x).item(), 1.0);
+  EXPECT_EQ(traced(scalar_tensor(0, DType::i32), x).item(), -1.0);
+  EXPECT_EQ(traced.cache_size(), 1u);
+  // A predicate computed inside the trace.
+  auto computed = assume_pure([&](const Tensor& v) {
+    return cond(gt(v.sum(), zeros({})).to(DType::i32) * 5, plus, minus, {v})[0];
+  });
+  EXPECT_EQ(computed(ones({1})).item(), 2.0);
+  EXPECT_EQ(computed(-ones({1})).item(), -2.0);
+  // Under grad: the gradient of the branch taken.
+  auto f = [](const Tensor& p, const Tensor& v) {
+    return cond(
+        p, [](const Tensors& o) { return Tensors{(o[0] * o[0]).sum()}; },
+        [](const Tensors& o) { return Tensors{(o[0] * 3.0).sum()}; }, {v})[0];
+  };
+  Tensor v = from_vector<float>({0.5f, -2.0f}, {2});
+  EXPECT_EQ(vec(grad(f, argnums<1>)(scalar_tensor(2, DType::i64), v)), (std::vector<float>{1, -4}));
+  EXPECT_EQ(vec(grad(f, argnums<1>)(scalar_tensor(0, DType::i64), v)), (std::vector<float>{3, 3}));
+  // Floating and non-scalar predicates are still refused.
+  BranchFn same = [](const Tensors& o) { return o; };
+  EXPECT_THROW(cond(scalar_tensor(1.0), same, same, {x}), DTypeError);
+  EXPECT_THROW(cond(ones({2}, DType::i32), same, same, {x}), DTypeError);
+}
+
 TEST(ControlFlow, SwitchClampsItsIndex) {
   std::vector<BranchFn> bs = {[](const Tensors& o) { return Tensors{o[0] + 1.0}; },
                               [](const Tensors& o) { return Tensors{o[0] + 2.0}; }};
@@ -43,6 +91,12 @@ TEST(ControlFlow, SwitchClampsItsIndex) {
   EXPECT_EQ(switch_(scalar_tensor(-5, DType::i32), bs, {x})[0].item(), 1.0);
   EXPECT_EQ(switch_(scalar_tensor(1, DType::i32), bs, {x})[0].item(), 2.0);
   EXPECT_EQ(switch_(scalar_tensor(9, DType::i32), bs, {x})[0].item(), 2.0);
+  // Other integer dtypes clamp before they narrow: 2^32 is past the end, not 0.
+  EXPECT_EQ(switch_(scalar_tensor(4294967296.0, DType::i64), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(-4294967295.0, DType::i64), bs, {x})[0].item(), 1.0);
+  EXPECT_EQ(switch_(scalar_tensor(1, DType::i64), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(200, DType::u8), bs, {x})[0].item(), 2.0);
+  EXPECT_EQ(switch_(scalar_tensor(0, DType::u8), bs, {x})[0].item(), 1.0);
 }
 
 TEST(ControlFlow, CondGradientMatchesTheTakenBranch) {

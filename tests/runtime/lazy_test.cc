@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <string>
 
+#include <unistd.h>
+
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
 #include "lazax/runtime/metrics_report.h"
@@ -15,6 +17,13 @@ using namespace lazax;
 
 namespace {
 int64_t counter(const char* name) { return metrics::counter(name).get(); }
+
+// Empties the compile cache, for tests that count compiles of programs that another test (or an
+// earlier --gtest_repeat round) may have compiled already in this process.
+void start_with_an_empty_compile_cache() {
+  lazax::sync();  // pending values left by another test compile now, not in the test's count
+  Context::get().cache().clear();
+}
 
 struct DebugOn {
   DebugOn() { Context::get().options().debug = true; }
@@ -81,13 +90,14 @@ TEST(Lazy, ResultsEqualOpByOp) {
 }
 
 TEST(Lazy, ChangedShapeRecompilesAndDebugNamesIt) {
-  DebugOn debug;
+  start_with_an_empty_compile_cache();
   auto run = [](int64_t n) {
     Tensor x = ones({n, 3});
     Tensor y = exp(x) * 3.0;
     lazax::sync();
   };
   run(7);
+  DebugOn debug;
   int64_t uncached = counter("UncachedCompile");
   testing::internal::CaptureStderr();
   run(9);
@@ -98,13 +108,14 @@ TEST(Lazy, ChangedShapeRecompilesAndDebugNamesIt) {
 }
 
 TEST(Lazy, ChangedInputShapeIsNamedAsAnInput) {
-  DebugOn debug;
+  start_with_an_empty_compile_cache();
   auto run = [](int64_t n) {
     Tensor x = Tensor(Literal::zeros({DType::f32, Shape({n, 2})}));
     Tensor y = sin(x) + 2.5;
     lazax::sync();
   };
   run(5);
+  DebugOn debug;
   testing::internal::CaptureStderr();
   run(6);
   std::string err = testing::internal::GetCapturedStderr();
@@ -187,11 +198,16 @@ TEST(Lazy, DeepTapeIsFreedWithoutDeepRecursion) {
 
 TEST(Lazy, DumpDirGetsProgramAndDot) {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "lazax_dump_test";
+  // A directory of this process and test run alone (ctest runs tests in parallel, and other
+  // builds' tests may run at the same time).
+  static int runs = 0;
+  fs::path dir = fs::temp_directory_path() /
+                 ("lazax_dump_test_" + std::to_string(::getpid()) + "_" + std::to_string(runs++));
   fs::remove_all(dir);
+  start_with_an_empty_compile_cache();  // programs are dumped when they are compiled
   Context::get().options().dump_dir = dir.string();
   Tensor x = ones({2, 5});
-  Tensor y = log1p(x) * 7.25;  // a program not compiled before
+  Tensor y = log1p(x) * 7.25;
   lazax::sync();
   Context::get().options().dump_dir.clear();
   bool lzir = false, dot = false;
@@ -241,6 +257,7 @@ TEST(Lazy, GraphsThatDifferOnlyInWiringGetTheirOwnPrograms) {
   // The same ops on the same leaves, wired differently below the root: a node's hash covers the
   // node by itself, so the sync key must tell the graphs apart by their operand lists.
   Tensor a = from_vector<float>({1, 2}, {2}), b = from_vector<float>({4, 5}, {2});
+  start_with_an_empty_compile_cache();
   auto run = [&](bool swap) {
     Tensor r = tanh(a - b) * (swap ? b / a : a / b) + a;
     lazax::sync();

@@ -46,49 +46,65 @@ Tensors vjp_scan(const OpContext& c, const Tensors& cts) {
 // xs tangents); the body is the body's JVP program with its inputs and results reordered.
 Tensors jvp_scan(const OpContext& c, const Tensors& ts) {
   if (!any_float_tangent(c, ts)) return no_tangents(c);
-  const auto& a = c.attr<ScanAttrs>();
-  const Function& body = *a.body;
-  size_t nc = static_cast<size_t>(a.num_carry), nx = c.inputs.size() - nc;
-  std::vector<TensorType> bp = body.param_types(), br = body.result_types();
-  size_t ny = br.size() - nc;
-  auto floats = [](const std::vector<TensorType>& t, size_t from, size_t n) {
-    std::vector<size_t> r;
+  const auto& scan_attrs = c.attr<ScanAttrs>();
+  const Function& body = *scan_attrs.body;
+  size_t num_carry = static_cast<size_t>(scan_attrs.num_carry);
+  size_t num_xs = c.inputs.size() - num_carry;
+  std::vector<TensorType> body_params = body.param_types(), body_results = body.result_types();
+  size_t num_ys = body_results.size() - num_carry;
+  // The indices in [from, from + n) of the floating types: the ones with tangents.
+  auto float_indices = [](const std::vector<TensorType>& types, size_t from, size_t n) {
+    std::vector<size_t> indices;
     for (size_t i = from; i < from + n; ++i)
-      if (is_floating(t[i].dtype)) r.push_back(i);
-    return r;
+      if (is_floating(types[i].dtype)) indices.push_back(i);
+    return indices;
   };
-  std::vector<size_t> fc = floats(bp, 0, nc), fx = floats(bp, nc, nx);
-  std::vector<size_t> fco = floats(br, 0, nc), fy = floats(br, nc, ny);
-  // jvp_program(body): (c, x, tangents of float c and x) -> (c', y, tangents of float c', y).
-  Builder b(body.name() + "_jvp_scan");
-  std::vector<ValueRef> cv, tcv, xv, txv;
-  for (size_t i = 0; i < nc; ++i) cv.push_back(b.param(bp[i]));
-  for (size_t i : fc) tcv.push_back(b.param(bp[i]));
-  for (size_t i = 0; i < nx; ++i) xv.push_back(b.param(bp[nc + i]));
-  for (size_t i : fx) txv.push_back(b.param(bp[i]));
-  std::vector<ValueRef> args = cv;
-  args.insert(args.end(), xv.begin(), xv.end());
-  args.insert(args.end(), tcv.begin(), tcv.end());
-  args.insert(args.end(), txv.begin(), txv.end());
-  std::vector<ValueRef> r = b.add_multi(OpCode::call, args, CallAttrs{jvp_program(a.body)});
-  size_t nres = nc + ny;
-  std::vector<ValueRef> out(r.begin(), r.begin() + static_cast<long>(nc));  // c'
-  size_t k = nres;
-  for (size_t i = 0; i < fco.size(); ++i) out.push_back(r[k++]);           // tangents of c'
-  for (size_t i = nc; i < nres; ++i) out.push_back(r[i]);                  // y
-  for (size_t i = 0; i < fy.size(); ++i) out.push_back(r[k++]);            // tangents of y
-  if (fco.size() != fc.size())
+  std::vector<size_t> float_carries = float_indices(body_params, 0, num_carry);
+  std::vector<size_t> float_xs = float_indices(body_params, num_carry, num_xs);
+  std::vector<size_t> float_carries_out = float_indices(body_results, 0, num_carry);
+  std::vector<size_t> float_ys = float_indices(body_results, num_carry, num_ys);
+  if (float_carries_out.size() != float_carries.size())
     throw ValueError("[jvp] scan: the body's float carries changed between input and output");
-  ScanAttrs attrs{b.build(out), a.length, static_cast<int64_t>(nc + fc.size()), a.reverse};
-  Tensors in(c.inputs.begin(), c.inputs.begin() + static_cast<long>(nc));
-  for (size_t i : fc) in.push_back(or_zeros(ts[i], c.inputs[i]));
-  for (size_t i = 0; i < nx; ++i) in.push_back(c.inputs[nc + i]);
-  for (size_t i : fx) in.push_back(or_zeros(ts[i], c.inputs[i]));
-  Tensors res = apply_primitive(OpCode::scan, attrs, in);
+  // The new body: (carry, carry tangents, x, x tangents) -> (carry', carry' tangents, y, y
+  // tangents), calling jvp_program(body): (carry, x, tangents of float carry and x) ->
+  // (carry', y, tangents of float carry', y).
+  Builder jvp_body(body.name() + "_jvp_scan");
+  std::vector<ValueRef> carry_params, carry_tangent_params, x_params, x_tangent_params;
+  for (size_t i = 0; i < num_carry; ++i) carry_params.push_back(jvp_body.param(body_params[i]));
+  for (size_t i : float_carries) carry_tangent_params.push_back(jvp_body.param(body_params[i]));
+  for (size_t i = 0; i < num_xs; ++i)
+    x_params.push_back(jvp_body.param(body_params[num_carry + i]));
+  for (size_t i : float_xs) x_tangent_params.push_back(jvp_body.param(body_params[i]));
+  std::vector<ValueRef> jvp_args = carry_params;
+  jvp_args.insert(jvp_args.end(), x_params.begin(), x_params.end());
+  jvp_args.insert(jvp_args.end(), carry_tangent_params.begin(), carry_tangent_params.end());
+  jvp_args.insert(jvp_args.end(), x_tangent_params.begin(), x_tangent_params.end());
+  std::vector<ValueRef> jvp_results =
+      jvp_body.add_multi(OpCode::call, jvp_args, CallAttrs{jvp_program(scan_attrs.body)});
+  size_t num_primal_results = num_carry + num_ys;
+  size_t next_tangent = num_primal_results;
+  std::vector<ValueRef> new_results(jvp_results.begin(),
+                                    jvp_results.begin() + static_cast<long>(num_carry));
+  for (size_t i = 0; i < float_carries_out.size(); ++i)
+    new_results.push_back(jvp_results[next_tangent++]);  // tangents of carry'
+  for (size_t i = num_carry; i < num_primal_results; ++i)
+    new_results.push_back(jvp_results[i]);  // y
+  for (size_t i = 0; i < float_ys.size(); ++i)
+    new_results.push_back(jvp_results[next_tangent++]);  // tangents of y
+  ScanAttrs jvp_attrs{jvp_body.build(new_results), scan_attrs.length,
+                      static_cast<int64_t>(num_carry + float_carries.size()), scan_attrs.reverse};
+  Tensors scan_inputs(c.inputs.begin(), c.inputs.begin() + static_cast<long>(num_carry));
+  for (size_t i : float_carries) scan_inputs.push_back(or_zeros(ts[i], c.inputs[i]));
+  for (size_t i = 0; i < num_xs; ++i) scan_inputs.push_back(c.inputs[num_carry + i]);
+  for (size_t i : float_xs) scan_inputs.push_back(or_zeros(ts[i], c.inputs[i]));
+  Tensors scan_results = apply_primitive(OpCode::scan, jvp_attrs, scan_inputs);
+  // scan_results: carry', carry' tangents, ys, ys tangents.
   Tensors tangents(c.outputs.size());
-  for (size_t j = 0; j < fc.size(); ++j) tangents[fc[j]] = res[nc + j];
-  size_t ybase = nc + fc.size() + ny;
-  for (size_t j = 0; j < fy.size(); ++j) tangents[fy[j]] = res[ybase + j];
+  for (size_t j = 0; j < float_carries.size(); ++j)
+    tangents[float_carries[j]] = scan_results[num_carry + j];
+  size_t ys_tangents_start = num_carry + float_carries.size() + num_ys;
+  for (size_t j = 0; j < float_ys.size(); ++j)
+    tangents[float_ys[j]] = scan_results[ys_tangents_start + j];
   return tangents;
 }
 
@@ -106,22 +122,26 @@ Tensors vjp_while_(const OpContext& c, const Tensors& cts) {
 // the condition looks at the carry only.
 Tensors jvp_while_(const OpContext& c, const Tensors& ts) {
   if (!any_float_tangent(c, ts)) return no_tangents(c);
-  const auto& a = c.attr<WhileAttrs>();
-  Builder cb(a.cond->name() + "_jvp");
-  std::vector<ValueRef> carry;
-  for (const Tensor& x : c.inputs) carry.push_back(cb.param(x.impl()->type()));
-  Tensors in(c.inputs.begin(), c.inputs.end());
+  const auto& while_attrs = c.attr<WhileAttrs>();
+  // The new condition: (carry, tangents of its floating parts) -> cond(carry).
+  Builder jvp_cond(while_attrs.cond->name() + "_jvp");
+  std::vector<ValueRef> carry_params;
+  for (const Tensor& x : c.inputs) carry_params.push_back(jvp_cond.param(x.impl()->type()));
+  Tensors loop_inputs(c.inputs.begin(), c.inputs.end());
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!is_floating(c.inputs[i].dtype())) continue;
-    cb.param(c.inputs[i].impl()->type());
-    in.push_back(or_zeros(ts[i], c.inputs[i]));
+    jvp_cond.param(c.inputs[i].impl()->type());
+    loop_inputs.push_back(or_zeros(ts[i], c.inputs[i]));
   }
-  FunctionPtr cond = cb.build(cb.add_multi(OpCode::call, carry, CallAttrs{a.cond}));
-  Tensors r = apply_primitive(OpCode::while_, WhileAttrs{cond, jvp_program(a.body)}, in);
-  Tensors out;
-  size_t k = c.outputs.size();
-  for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
-  return out;
+  FunctionPtr cond =
+      jvp_cond.build(jvp_cond.add_multi(OpCode::call, carry_params, CallAttrs{while_attrs.cond}));
+  Tensors loop_results =
+      apply_primitive(OpCode::while_, WhileAttrs{cond, jvp_program(while_attrs.body)}, loop_inputs);
+  Tensors tangents;
+  size_t next_tangent = c.outputs.size();
+  for (const Tensor& o : c.outputs)
+    tangents.push_back(is_floating(o.dtype()) ? loop_results[next_tangent++] : Tensor());
+  return tangents;
 }
 
 }  // namespace lazax::autodiff
