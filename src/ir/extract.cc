@@ -15,14 +15,14 @@ FunctionPtr extract_function(const Function& f, std::string name,
     input_pos.emplace(std::make_pair(inputs[i].node, inputs[i].index), static_cast<int32_t>(i));
   std::vector<char> needed(f.nodes().size(), 0);
   std::vector<int32_t> stack;
-  auto need = [&](ValueRef v) {
+  auto mark_needed = [&](ValueRef v) {
     if (input_pos.count({v.node, v.index})) return;
     if (!needed[static_cast<size_t>(v.node)]) {
       needed[static_cast<size_t>(v.node)] = 1;
       stack.push_back(v.node);
     }
   };
-  for (auto o : outputs) need(o);
+  for (auto o : outputs) mark_needed(o);
   while (!stack.empty()) {
     int32_t n = stack.back();
     stack.pop_back();
@@ -30,7 +30,7 @@ FunctionPtr extract_function(const Function& f, std::string name,
     if (node.op == OpCode::parameter)
       throw ValueError("[extract] @" + f.name() + " parameter " + std::to_string(n) +
                        " is needed but is not an input of the extracted function @" + name);
-    for (auto o : node.operands) need(o);
+    for (auto o : node.operands) mark_needed(o);
   }
   std::vector<Node> nodes;
   for (size_t i = 0; i < inputs.size(); ++i)

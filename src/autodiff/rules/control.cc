@@ -97,7 +97,7 @@ Tensors jvp_scan(const OpContext& c, const Tensors& ts) {
   for (size_t i : float_carries) scan_inputs.push_back(or_zeros(ts[i], c.inputs[i]));
   for (size_t i = 0; i < num_xs; ++i) scan_inputs.push_back(c.inputs[num_carry + i]);
   for (size_t i : float_xs) scan_inputs.push_back(or_zeros(ts[i], c.inputs[i]));
-  Tensors scan_results = apply_primitive(OpCode::scan, jvp_attrs, scan_inputs);
+  Tensors scan_results = record_op(OpCode::scan, scan_inputs, jvp_attrs);
   // scan_results: carry', carry' tangents, ys, ys tangents.
   Tensors tangents(c.outputs.size());
   for (size_t j = 0; j < float_carries.size(); ++j)
@@ -136,7 +136,7 @@ Tensors jvp_while_(const OpContext& c, const Tensors& ts) {
   FunctionPtr cond =
       jvp_cond.build(jvp_cond.add_multi(OpCode::call, carry_params, CallAttrs{while_attrs.cond}));
   Tensors loop_results =
-      apply_primitive(OpCode::while_, WhileAttrs{cond, jvp_program(while_attrs.body)}, loop_inputs);
+      record_op(OpCode::while_, loop_inputs, WhileAttrs{cond, jvp_program(while_attrs.body)});
   Tensors tangents;
   size_t next_tangent = c.outputs.size();
   for (const Tensor& o : c.outputs)
