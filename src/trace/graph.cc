@@ -280,12 +280,16 @@ GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugI
   return GraphValue{std::move(node), 0};
 }
 
-GraphValue data_leaf(Literal value) {
-  // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
+GraphNodePtr make_leaf_node(const TensorType& type, std::shared_ptr<TraceFrame> frame) {
+  // Leaves are made by the thousand (host scalars, new data): built in place, in one go.
   static const SharedAttrs kLeafAttrs(ParameterAttrs{0});
-  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&value.type, 1}, 0);
-  GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{value.type},
-                               SharedAttrs(kLeafAttrs), DebugInfo{}, nullptr);
+  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&type, 1}, 0);
+  return new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{type},
+                  SharedAttrs(kLeafAttrs), DebugInfo{}, std::move(frame));
+}
+
+GraphValue data_leaf(Literal value) {
+  GraphNodePtr node = make_leaf_node(value.type, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{std::move(node), 0};
 }

@@ -17,17 +17,6 @@ thread_local bool t_suppress_rebind_notes = false;
 // Keeps detail::t_top_frame on the stack's last entry (after every change of the stack).
 void update_top() { detail::t_top_frame = t_stack.empty() ? nullptr : &t_stack.back(); }
 
-GraphNodePtr make_placeholder(const TensorType& type, const std::shared_ptr<TraceFrame>& frame,
-                              int64_t index) {
-  auto node = std::make_shared<GraphNode>();
-  node->op = OpCode::parameter;
-  node->outputs = {type};
-  node->attrs = ParameterAttrs{index};
-  node->hash = node_hash(OpCode::parameter, *node->attrs, node->outputs, {}, {});
-  node->frame = frame;
-  return node;
-}
-
 void restore(TraceFrame& f) {
   t_suppress_rebind_notes = true;
   for (auto& m : f.mutations) {
@@ -73,7 +62,7 @@ TraceScope::~TraceScope() { close(); }
 GraphValue add_trace_param(const TensorType& type) {
   auto& f = current_frame_ptr();
   if (!f) throw ValueError("[trace] no function trace is open");
-  auto node = make_placeholder(type, f, static_cast<int64_t>(f->params.size()));
+  auto node = make_leaf_node(type, f);
   f->params.push_back(node);
   return GraphValue{node, 0};
 }
@@ -98,7 +87,7 @@ namespace {
                                   const std::shared_ptr<TraceFrame>& f) {
   auto it = f->capture_index.find(&v);
   if (it != f->capture_index.end()) return GraphValue{f->captures[it->second].placeholder, 0};
-  auto node = make_placeholder(g.type(), f, -1);
+  auto node = make_leaf_node(g.type(), f);
   f->capture_index[&v] = f->captures.size();
   f->captures.push_back({owner.get(), node});
   return GraphValue{node, 0};
