@@ -28,21 +28,6 @@ std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
   return out;
 }
 
-// Ops that move or retype data without arithmetic worth saving: the backward recomputes them
-// (from primal inputs, or from the value they view) rather than saving their result.
-bool is_cheap_view(OpCode op) {
-  return op == OpCode::broadcast_in_dim || op == OpCode::reshape || op == OpCode::transpose ||
-         op == OpCode::convert;
-}
-
-// Elementwise ops with no transcendental work (and the views): cheap enough for the backward to
-// recompute from values it has anyway rather than have the forward save their result.
-bool is_cheap_arith(OpCode op) {
-  return op == OpCode::add || op == OpCode::sub || op == OpCode::mul || op == OpCode::neg ||
-         op == OpCode::div || op == OpCode::abs || op == OpCode::max || op == OpCode::min ||
-         op == OpCode::select || op == OpCode::compare || is_cheap_view(op);
-}
-
 std::mutex g_mu;
 std::map<std::pair<uint64_t, std::vector<bool>>, VjpPrograms> g_vjp_cache;
 std::map<uint64_t, FunctionPtr> g_jvp_cache;
@@ -164,7 +149,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
         (!nd.operands.empty() && all_input_free &&
          (has_flag(nd.op, kElementwise) || has_flag(nd.op, kLayout)))) {
       input_free[i] = recompute[i] = 1;
-    } else if (is_cheap_view(nd.op) && all_recompute) {
+    } else if (has_flag(nd.op, kView) && all_recompute) {
       recompute[i] = 1;
     }
   }
@@ -180,7 +165,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   auto need = [&](ValueRef v) {
     while (!bwd_node[static_cast<size_t>(v.node)] && !recompute[static_cast<size_t>(v.node)]) {
       const Node& nd = J.node(v.node);
-      if (!is_cheap_view(nd.op) ||
+      if (!has_flag(nd.op, kView) ||
           (nd.op == OpCode::convert && J.type(nd.operands[0]).bytes() > J.type(v).bytes())) {
         if (saved.emplace(std::make_pair(v.node, v.index), residuals.size()).second)
           residuals.push_back(v);
@@ -208,7 +193,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     auto it = saved.find({v.node, v.index});
     if (it != saved.end() && !dropped[it->second]) return true;
     const Node& nd = J.node(v.node);
-    if (depth > 6 || !is_cheap_arith(nd.op)) return false;
+    if (depth > 6 || !has_flag(nd.op, kCheapToRecompute)) return false;
     for (auto o : nd.operands)
       if (!available(o, mark, depth + 1)) return false;
     if (mark) in_bwd[n] = 1;
@@ -218,7 +203,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     changed = false;
     for (size_t k = 0; k < residuals.size(); ++k) {
       const Node& nd = J.node(residuals[k].node);
-      if (dropped[k] || !is_cheap_arith(nd.op)) continue;
+      if (dropped[k] || !has_flag(nd.op, kCheapToRecompute)) continue;
       bool ok = true;
       for (auto o : nd.operands) ok = ok && available(o, false, 0);
       if (!ok) continue;

@@ -270,8 +270,8 @@ std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Shared
 
 GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugInfo debug) {
   // (A wrong number of operands is left to make_node's check.)
-  if ((op == OpCode::transpose || op == OpCode::reshape || op == OpCode::broadcast_in_dim) &&
-      operands.size() == 1) {
+  // (The layout views, transpose, reshape and broadcast_in_dim: ir/op.h kView.)
+  if (has_flag(op, kView) && has_flag(op, kLayout) && operands.size() == 1) {
     if (std::optional<GraphValue> same = fold_layout(op, operands, attrs)) return *same;
   }
   GraphNodePtr node = make_node(op, std::move(operands), std::move(attrs), debug);
