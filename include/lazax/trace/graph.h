@@ -153,12 +153,13 @@ GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs = {},
 // parameters, recorded without reading their types again. assume_pure's calls take a model's
 // parameters, whose graph nodes are cold by then; the caller compares the tensors' own types.
 GraphNodePtr record_checked_call(GraphOperands&& operands, SharedAttrs attrs);
-// A leaf (a parameter node) of type `type` in the trace context `frame` (null: the lazy graph),
-// without data: a function trace's input. Every leaf is hashed by its type only, so that new
-// data, or another trace's input of that type, gives the same hash.
-GraphNodePtr make_leaf_node(const TensorType& type, std::shared_ptr<TraceFrame> frame);
-// A data leaf: a leaf of the lazy graph holding `value` (a parameter of the synced Function).
+// A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);
+
+// A leaf (a parameter node) of type `type` in the trace context `frame` (null: the lazy graph),
+// without data: a function trace's input. Every leaf, data leaves too, is made here and hashed
+// by its type only, so that new data, or another trace's input of that type, hashes the same.
+GraphNodePtr make_leaf_node(const TensorType& type, std::shared_ptr<TraceFrame> frame);
 
 // Number of graph nodes alive now (the size of all pending graphs together).
 int64_t live_graph_nodes();
