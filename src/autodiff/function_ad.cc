@@ -136,13 +136,13 @@ JointProgram trace_joint(const Function& f, const VjpPrograms& p) {
 
 // How the joint program splits, node by node, into a forward and a backward program.
 struct Partition {
-  std::vector<char> backward;      // depends on a cotangent: a node of the backward program only
-  std::vector<char> recomputable;  // a forward value the backward can make from primal inputs
-                                   // and constants alone (cheap: see mark_recomputable)
-  std::vector<char> recomputed;    // a forward node the backward program recomputes
+  std::vector<char> backward;       // depends on a cotangent: a node of the backward program only
+  std::vector<char> recomputable;   // a forward value the backward can make from primal inputs
+                                    // and constants alone (cheap: see mark_recomputable)
+  std::vector<char> recomputed;     // a forward node the backward program recomputes
   std::vector<ValueRef> residuals;  // forward values the forward program saves for the backward
   std::map<std::pair<int32_t, int32_t>, size_t> residual_place;  // residual -> its index above
-  std::vector<int> inputs_read;    // the primal inputs the backward program reads, ascending
+  std::vector<int> inputs_read;  // the primal inputs the backward program reads, ascending
 };
 
 // Values that depend on a cotangent belong to the backward program.
@@ -171,8 +171,7 @@ std::vector<char> mark_recomputable(const JointProgram& joint, const std::vector
     bool operands_recomputable = true, operands_from_no_input = true;
     for (ValueRef o : node.operands) {
       operands_recomputable = operands_recomputable && recomputable[static_cast<size_t>(o.node)];
-      operands_from_no_input =
-          operands_from_no_input && from_no_input[static_cast<size_t>(o.node)];
+      operands_from_no_input = operands_from_no_input && from_no_input[static_cast<size_t>(o.node)];
     }
     if (node.op == OpCode::constant || node.op == OpCode::iota ||
         (!node.operands.empty() && operands_from_no_input &&
@@ -208,8 +207,8 @@ void require(const Function& fn, Partition& part, ValueRef v) {
 // Whether the backward has `v` without a new residual: saved (and not dropped), recomputed, or
 // cheap arithmetic (ir/op.h kCheapToRecompute) on such values, a few levels deep. With `mark`,
 // the backward will recompute what that takes.
-bool backward_has(const Function& fn, Partition& part, const std::vector<char>& dropped,
-                  ValueRef v, bool mark, int depth) {
+bool backward_has(const Function& fn, Partition& part, const std::vector<char>& dropped, ValueRef v,
+                  bool mark, int depth) {
   const size_t n = static_cast<size_t>(v.node);
   if (part.recomputed[n]) return true;
   auto it = part.residual_place.find({v.node, v.index});

@@ -199,7 +199,8 @@ void Context::note_cause(SyncCause cause, const std::string& where) {
   if (cause == SyncCause::graph_break) {
     c_breaks.add();
     metrics::record_graph_break(place);
-    if (options_.debug) std::fprintf(stderr, "[lazax] graph break: a value was read at %s\n", place);
+    if (options_.debug)
+      std::fprintf(stderr, "[lazax] graph break: a value was read at %s\n", place);
   } else if (cause == SyncCause::size_limit) {
     c_size_cuts.add();
     if (options_.debug)

@@ -33,62 +33,62 @@ enum OpFlags : uint32_t {
 
 // X(name, AttrStruct, arity, flags, shape_rule). A trailing underscore (while_) is dropped
 // from the text name.
-#define LAZAX_OPS(X)                                                                               \
-  X(parameter, ParameterAttrs, 0, kInternal, parameter)                                            \
-  X(constant, ConstantAttrs, 0, 0, constant)                                                       \
-  X(iota, IotaAttrs, 0, 0, iota)                                                                   \
-  X(add, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)         \
-  X(sub, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)         \
-  X(mul, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)         \
-  X(div, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                             \
-  X(neg, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                              \
-  X(abs, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                              \
-  X(sign, NoAttrs, 1, kElementwise, unary_numeric)                                                 \
-  X(exp, NoAttrs, 1, kElementwise, unary_float)                                                    \
-  X(log, NoAttrs, 1, kElementwise, unary_float)                                                    \
-  X(log1p, NoAttrs, 1, kElementwise, unary_float)                                                  \
-  X(expm1, NoAttrs, 1, kElementwise, unary_float)                                                  \
-  X(tanh, NoAttrs, 1, kElementwise, unary_float)                                                   \
-  X(logistic, NoAttrs, 1, kElementwise, unary_float)                                               \
-  X(sqrt, NoAttrs, 1, kElementwise, unary_float)                                                   \
-  X(rsqrt, NoAttrs, 1, kElementwise, unary_float)                                                  \
-  X(pow, NoAttrs, 2, kElementwise, binary_float)                                                   \
-  X(max, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                             \
-  X(min, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                             \
-  X(sin, NoAttrs, 1, kElementwise, unary_float)                                                    \
-  X(cos, NoAttrs, 1, kElementwise, unary_float)                                                    \
-  X(erf, NoAttrs, 1, kElementwise, unary_float)                                                    \
-  X(floor, NoAttrs, 1, kElementwise, unary_float)                                                  \
-  X(round, NoAttrs, 1, kElementwise, unary_float)                                                  \
-  X(compare, CompareAttrs, 2, kElementwise | kCheapToRecompute, compare)                           \
-  X(select, NoAttrs, 3, kElementwise | kCheapToRecompute, select)                                  \
-  X(convert, ConvertAttrs, 1, kElementwise | kView | kCheapToRecompute, convert)                   \
-  X(broadcast_in_dim, BroadcastInDimAttrs, 1,                                                      \
-    kLayout | kView | kCheapToRecompute | kRulesSkipOutputs, broadcast_in_dim)                     \
-  X(reshape, ReshapeAttrs, 1, kLayout | kView | kCheapToRecompute | kRulesSkipOutputs, reshape)    \
-  X(transpose, TransposeAttrs, 1,                                                                  \
-    kLayout | kView | kCheapToRecompute | kRulesSkipOutputs, transpose)                            \
-  X(slice, SliceAttrs, 1, kLayout, slice)                                                          \
-  X(dynamic_slice, DynamicSliceAttrs, -1, 0, dynamic_slice)                                        \
-  X(dynamic_update_slice, NoAttrs, -1, 0, dynamic_update_slice)                                    \
-  X(concatenate, ConcatenateAttrs, -1, kLayout, concatenate)                                       \
-  X(pad, PadAttrs, 2, kLayout, pad)                                                                \
-  X(reduce_sum, ReduceAttrs, 1, kRulesSkipOutputs, reduce)                                         \
-  X(reduce_max, ReduceAttrs, 1, 0, reduce)                                                         \
-  X(reduce_min, ReduceAttrs, 1, 0, reduce)                                                         \
-  X(reduce_prod, ReduceAttrs, 1, 0, reduce)                                                        \
-  X(argmax, ArgmaxAttrs, 1, 0, argmax)                                                             \
-  X(dot_general, DotGeneralAttrs, 2, kRulesSkipOutputs, dot_general)                               \
-  X(gather, GatherAttrs, 2, 0, gather)                                                             \
-  X(scatter_add, ScatterAttrs, 3, 0, scatter_add)                                                  \
-  X(cumsum, CumsumAttrs, 1, 0, cumsum)                                                             \
-  X(random_bits, RandomBitsAttrs, 1, 0, random_bits)                                               \
-  X(call, CallAttrs, -1, kHasBodies, call)                                                         \
-  X(cond, CondAttrs, -1, kHasBodies, cond)                                                         \
-  X(while_, WhileAttrs, -1, kHasBodies, while_loop)                                                \
-  X(scan, ScanAttrs, -1, kHasBodies, scan)                                                         \
-  X(checkpoint_name, CheckpointNameAttrs, 1, 0, identity)                                          \
-  X(optimization_barrier, NoAttrs, -1, 0, identity)                                                \
+#define LAZAX_OPS(X)                                                                            \
+  X(parameter, ParameterAttrs, 0, kInternal, parameter)                                         \
+  X(constant, ConstantAttrs, 0, 0, constant)                                                    \
+  X(iota, IotaAttrs, 0, 0, iota)                                                                \
+  X(add, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)      \
+  X(sub, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)      \
+  X(mul, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)      \
+  X(div, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
+  X(neg, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                           \
+  X(abs, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                           \
+  X(sign, NoAttrs, 1, kElementwise, unary_numeric)                                              \
+  X(exp, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(log, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(log1p, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(expm1, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(tanh, NoAttrs, 1, kElementwise, unary_float)                                                \
+  X(logistic, NoAttrs, 1, kElementwise, unary_float)                                            \
+  X(sqrt, NoAttrs, 1, kElementwise, unary_float)                                                \
+  X(rsqrt, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(pow, NoAttrs, 2, kElementwise, binary_float)                                                \
+  X(max, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
+  X(min, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
+  X(sin, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(cos, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(erf, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(floor, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(round, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(compare, CompareAttrs, 2, kElementwise | kCheapToRecompute, compare)                        \
+  X(select, NoAttrs, 3, kElementwise | kCheapToRecompute, select)                               \
+  X(convert, ConvertAttrs, 1, kElementwise | kView | kCheapToRecompute, convert)                \
+  X(broadcast_in_dim, BroadcastInDimAttrs, 1,                                                   \
+    kLayout | kView | kCheapToRecompute | kRulesSkipOutputs, broadcast_in_dim)                  \
+  X(reshape, ReshapeAttrs, 1, kLayout | kView | kCheapToRecompute | kRulesSkipOutputs, reshape) \
+  X(transpose, TransposeAttrs, 1, kLayout | kView | kCheapToRecompute | kRulesSkipOutputs,      \
+    transpose)                                                                                  \
+  X(slice, SliceAttrs, 1, kLayout, slice)                                                       \
+  X(dynamic_slice, DynamicSliceAttrs, -1, 0, dynamic_slice)                                     \
+  X(dynamic_update_slice, NoAttrs, -1, 0, dynamic_update_slice)                                 \
+  X(concatenate, ConcatenateAttrs, -1, kLayout, concatenate)                                    \
+  X(pad, PadAttrs, 2, kLayout, pad)                                                             \
+  X(reduce_sum, ReduceAttrs, 1, kRulesSkipOutputs, reduce)                                      \
+  X(reduce_max, ReduceAttrs, 1, 0, reduce)                                                      \
+  X(reduce_min, ReduceAttrs, 1, 0, reduce)                                                      \
+  X(reduce_prod, ReduceAttrs, 1, 0, reduce)                                                     \
+  X(argmax, ArgmaxAttrs, 1, 0, argmax)                                                          \
+  X(dot_general, DotGeneralAttrs, 2, kRulesSkipOutputs, dot_general)                            \
+  X(gather, GatherAttrs, 2, 0, gather)                                                          \
+  X(scatter_add, ScatterAttrs, 3, 0, scatter_add)                                               \
+  X(cumsum, CumsumAttrs, 1, 0, cumsum)                                                          \
+  X(random_bits, RandomBitsAttrs, 1, 0, random_bits)                                            \
+  X(call, CallAttrs, -1, kHasBodies, call)                                                      \
+  X(cond, CondAttrs, -1, kHasBodies, cond)                                                      \
+  X(while_, WhileAttrs, -1, kHasBodies, while_loop)                                             \
+  X(scan, ScanAttrs, -1, kHasBodies, scan)                                                      \
+  X(checkpoint_name, CheckpointNameAttrs, 1, 0, identity)                                       \
+  X(optimization_barrier, NoAttrs, -1, 0, identity)                                             \
   X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)
 
 enum class OpCode : uint8_t {
