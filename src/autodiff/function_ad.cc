@@ -1,8 +1,9 @@
 #include "lazax/autodiff/function_ad.h"
 
-#include <functional>
 #include <map>
 #include <mutex>
+#include <span>
+#include <string>
 
 #include "lazax/autodiff/tape.h"
 #include "engine.h"
@@ -28,21 +29,6 @@ std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
   return out;
 }
 
-// Ops that move or retype data without arithmetic worth saving: the backward recomputes them
-// (from primal inputs, or from the value they view) rather than saving their result.
-bool is_cheap_view(OpCode op) {
-  return op == OpCode::broadcast_in_dim || op == OpCode::reshape || op == OpCode::transpose ||
-         op == OpCode::convert;
-}
-
-// Elementwise ops with no transcendental work (and the views): cheap enough for the backward to
-// recompute from values it has anyway rather than have the forward save their result.
-bool is_cheap_arith(OpCode op) {
-  return op == OpCode::add || op == OpCode::sub || op == OpCode::mul || op == OpCode::neg ||
-         op == OpCode::div || op == OpCode::abs || op == OpCode::max || op == OpCode::min ||
-         op == OpCode::select || op == OpCode::compare || is_cheap_view(op);
-}
-
 std::mutex g_mu;
 std::map<std::pair<uint64_t, std::vector<bool>>, VjpPrograms> g_vjp_cache;
 std::map<uint64_t, FunctionPtr> g_jvp_cache;
@@ -66,12 +52,280 @@ std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args) {
     std::vector<Tensor> in;
     for (auto o : n.operands) in.push_back(values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)]);
     ProfilerScope scope = ProfilerScope::restore(n.debug.scope);
-    values[i] = apply_primitive(n.op, n.attrs, in);
+    values[i] = record_op(n.op, in, n.attrs);
   }
   std::vector<Tensor> out;
   for (auto r : f.results()) out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
   return out;
 }
+
+namespace {
+
+// The joint program of a function: parameters are its inputs, then the cotangents of its
+// floating outputs; results are its outputs, then the cotangents of the inputs it is
+// differentiated with respect to (forward and backward in one program).
+struct JointProgram {
+  FunctionPtr program;
+  size_t num_inputs = 0;
+  size_t num_cotangents = 0;
+  size_t num_outputs = 0;
+
+  const Function& fn() const { return *program; }
+  size_t num_params() const { return num_inputs + num_cotangents; }
+  // The results that are input cotangents (what the backward program returns).
+  std::span<const ValueRef> input_cotangents() const {
+    return std::span<const ValueRef>(program->results()).subspan(num_outputs);
+  }
+};
+
+// Traces `f` replayed with the tape, then the tape walked backwards from the cotangents of its
+// floating outputs to the inputs `p.wrt` flags.
+JointProgram trace_joint(const Function& f, const VjpPrograms& p) {
+  std::vector<TensorType> in_types = f.param_types(), out_types = f.result_types();
+  std::vector<TensorType> ct_types;
+  for (size_t i = 0; i < out_types.size(); ++i)
+    if (p.ct_outputs[i]) ct_types.push_back(out_types[i]);
+  JointProgram joint;
+  joint.num_inputs = in_types.size();
+  joint.num_cotangents = ct_types.size();
+  joint.num_outputs = out_types.size();
+  TraceScope scope("vjp_" + f.name(), "vjp_programs");
+  std::vector<Tensor> inputs = placeholders(in_types);
+  std::vector<Tensor> cts = placeholders(ct_types);
+  std::vector<Tensor> args, targets;  // targets: the differentiated inputs
+  EnableGrad grad_on;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (p.wrt[i] && is_floating(in_types[i].dtype)) {
+      Tensor x = transform_input(inputs[i]);
+      args.push_back(x);
+      targets.push_back(x);
+    } else {
+      args.push_back(inputs[i]);
+    }
+  }
+  std::vector<Tensor> outs = replay(f, args);
+  std::vector<Tensor> roots, root_cts;  // the outputs that depend on a target, and their cotangents
+  for (size_t i = 0, k = 0; i < outs.size(); ++i) {
+    if (!p.ct_outputs[i]) continue;
+    if (outs[i].requires_grad()) {
+      roots.push_back(outs[i]);
+      root_cts.push_back(cts[k]);
+    }
+    ++k;
+  }
+  std::vector<Tensor> grads;
+  if (!targets.empty() && !roots.empty())
+    grads = run_backward(roots, root_cts, targets, {});
+  for (size_t i = grads.size(); i < targets.size(); ++i)
+    grads.push_back(zeros_of(targets[i].impl()->type()));
+  std::vector<Tensor> results = outs;
+  for (const Tensor& g : grads) results.push_back(g);
+  std::vector<GraphValue> values;
+  {
+    NoGrad off;
+    values = values_in_frame(results);
+  }
+  joint.program = build_traced_function(scope.frame(), values);
+  const size_t captured = static_cast<size_t>(joint.program->num_params()) - joint.num_params();
+  if (captured != 0)
+    throw ValueError("[vjp] the joint program of @" + f.name() + " captured " +
+                     std::to_string(captured) +
+                     " tensors from outside; differentiated programs must be closed");
+  return joint;
+}
+
+// How the joint program splits, node by node, into a forward and a backward program.
+struct Partition {
+  std::vector<char> backward;       // depends on a cotangent: a node of the backward program only
+  std::vector<char> recomputable;   // a forward value the backward can make from primal inputs
+                                    // and constants alone (cheap: see mark_recomputable)
+  std::vector<char> recomputed;     // a forward node the backward program recomputes
+  std::vector<ValueRef> residuals;  // forward values the forward program saves for the backward
+  std::map<std::pair<int32_t, int32_t>, size_t> residual_place;  // residual -> its index above
+  std::vector<int> inputs_read;  // the primal inputs the backward program reads, ascending
+};
+
+// Values that depend on a cotangent belong to the backward program.
+std::vector<char> mark_backward(const JointProgram& joint) {
+  const Function& fn = joint.fn();
+  std::vector<char> backward(fn.nodes().size(), 0);
+  for (size_t i = joint.num_inputs; i < joint.num_params(); ++i) backward[i] = 1;
+  for (size_t i = joint.num_params(); i < fn.nodes().size(); ++i)
+    for (ValueRef o : fn.nodes()[i].operands)
+      if (backward[static_cast<size_t>(o.node)]) backward[i] = 1;
+  return backward;
+}
+
+// Forward values the backward recomputes instead of saving: the primal inputs (the backward call
+// takes them from the forward call's operands), values computed from no input at all by
+// elementwise or layout ops (masks, broadcast constants: XLA folds them), and views
+// (ir/op.h kView) of such values.
+std::vector<char> mark_recomputable(const JointProgram& joint, const std::vector<char>& backward) {
+  const Function& fn = joint.fn();
+  const size_t num_nodes = fn.nodes().size();
+  std::vector<char> recomputable(num_nodes, 0), from_no_input(num_nodes, 0);
+  for (size_t i = 0; i < joint.num_inputs; ++i) recomputable[i] = 1;
+  for (size_t i = joint.num_params(); i < num_nodes; ++i) {
+    if (backward[i]) continue;
+    const Node& node = fn.nodes()[i];
+    bool operands_recomputable = true, operands_from_no_input = true;
+    for (ValueRef o : node.operands) {
+      operands_recomputable = operands_recomputable && recomputable[static_cast<size_t>(o.node)];
+      operands_from_no_input = operands_from_no_input && from_no_input[static_cast<size_t>(o.node)];
+    }
+    if (node.op == OpCode::constant || node.op == OpCode::iota ||
+        (!node.operands.empty() && operands_from_no_input &&
+         (has_flag(node.op, kElementwise) || has_flag(node.op, kLayout)))) {
+      from_no_input[i] = recomputable[i] = 1;
+    } else if (has_flag(node.op, kView) && operands_recomputable) {
+      recomputable[i] = 1;
+    }
+  }
+  return recomputable;
+}
+
+// The backward reads the forward value `v`: it recomputes it, or `v` becomes a residual. A chain
+// of views (broadcast, reshape, transpose, widening convert) of a forward value is recomputed from
+// the value it starts from, which is saved instead: never more residuals, and never larger ones.
+void require(const Function& fn, Partition& part, ValueRef v) {
+  while (!part.backward[static_cast<size_t>(v.node)] &&
+         !part.recomputable[static_cast<size_t>(v.node)]) {
+    const Node& node = fn.node(v.node);
+    const bool narrowing_convert =
+        node.op == OpCode::convert && fn.type(node.operands[0]).bytes() > fn.type(v).bytes();
+    if (!has_flag(node.op, kView) || narrowing_convert) {
+      if (part.residual_place.emplace(std::make_pair(v.node, v.index), part.residuals.size())
+              .second)
+        part.residuals.push_back(v);
+      return;
+    }
+    part.recomputed[static_cast<size_t>(v.node)] = 1;
+    v = node.operands[0];
+  }
+}
+
+// Whether the backward has `v` without a new residual: saved (and not dropped), recomputed, or
+// cheap arithmetic (ir/op.h kCheapToRecompute) on such values, a few levels deep. With `mark`,
+// the backward will recompute what that takes.
+bool backward_has(const Function& fn, Partition& part, const std::vector<char>& dropped, ValueRef v,
+                  bool mark, int depth) {
+  const size_t n = static_cast<size_t>(v.node);
+  if (part.recomputed[n]) return true;
+  auto it = part.residual_place.find({v.node, v.index});
+  if (it != part.residual_place.end() && !dropped[it->second]) return true;
+  const Node& node = fn.node(v.node);
+  if (depth > 6 || !has_flag(node.op, kCheapToRecompute)) return false;
+  for (ValueRef o : node.operands)
+    if (!backward_has(fn, part, dropped, o, mark, depth + 1)) return false;
+  if (mark) part.recomputed[n] = 1;
+  return true;
+}
+
+// Cheap arithmetic on values the backward has anyway: a residual made by a kCheapToRecompute op
+// (add, mul, div, select, ...) from values that are saved or recomputed already is recomputed
+// too (one residual less, nothing saved in its place). Until nothing changes: a value recomputed
+// so can make another one recomputable.
+void recompute_cheap_residuals(const Function& fn, Partition& part) {
+  std::vector<char> dropped(part.residuals.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 0; k < part.residuals.size(); ++k) {
+      const Node& node = fn.node(part.residuals[k].node);
+      if (dropped[k] || !has_flag(node.op, kCheapToRecompute)) continue;
+      bool has_operands = true;
+      for (ValueRef o : node.operands)
+        has_operands = has_operands && backward_has(fn, part, dropped, o, false, 0);
+      if (!has_operands) continue;
+      for (ValueRef o : node.operands) backward_has(fn, part, dropped, o, true, 0);
+      dropped[k] = 1;
+      part.recomputed[static_cast<size_t>(part.residuals[k].node)] = 1;
+      changed = true;
+    }
+  }
+  std::vector<ValueRef> kept;
+  for (size_t k = 0; k < part.residuals.size(); ++k)
+    if (!dropped[k]) kept.push_back(part.residuals[k]);
+  part.residuals = std::move(kept);
+  part.residual_place.clear();
+  for (size_t k = 0; k < part.residuals.size(); ++k)
+    part.residual_place[{part.residuals[k].node, part.residuals[k].index}] = k;
+}
+
+// The primal inputs the backward reads: the leaves of what it recomputes, found by walking back
+// from its results to the residuals (and checking that it recomputes nothing else).
+std::vector<int> find_inputs_read(const JointProgram& joint, const Partition& part,
+                                  const std::string& name) {
+  const Function& fn = joint.fn();
+  std::vector<char> read(joint.num_inputs, 0), walked(fn.nodes().size(), 0);
+  std::vector<int32_t> stack;
+  auto visit = [&](ValueRef v) {
+    const size_t n = static_cast<size_t>(v.node);
+    if (walked[n] || part.residual_place.count({v.node, v.index})) return;
+    walked[n] = 1;
+    if (!part.backward[n] && !part.recomputed[n])
+      throw ValueError("[vjp] internal error: the backward program of @" + name +
+                       " would recompute forward node %" + std::to_string(n) + " (" +
+                       std::string(op_name(fn.node(v.node).op)) + ")");
+    if (n < joint.num_inputs) read[n] = 1;
+    stack.push_back(v.node);
+  };
+  for (ValueRef r : joint.input_cotangents()) visit(r);
+  while (!stack.empty()) {
+    int32_t n = stack.back();
+    stack.pop_back();
+    for (ValueRef o : fn.node(n).operands) visit(o);
+  }
+  std::vector<int> inputs_read;
+  for (size_t i = 0; i < joint.num_inputs; ++i)
+    if (read[i]) inputs_read.push_back(static_cast<int>(i));
+  return inputs_read;
+}
+
+// Decides what the forward program saves for the backward (DESIGN.md §3b): what the backward
+// reads of the forward is recomputed when that is cheap, and saved otherwise.
+Partition partition(const JointProgram& joint, const std::string& name) {
+  const Function& fn = joint.fn();
+  Partition part;
+  part.backward = mark_backward(joint);
+  part.recomputable = mark_recomputable(joint, part.backward);
+  part.recomputed = part.recomputable;
+  for (size_t i = joint.num_params(); i < fn.nodes().size(); ++i) {
+    if (!part.backward[i]) continue;
+    for (ValueRef o : fn.nodes()[i].operands) require(fn, part, o);
+  }
+  for (ValueRef r : joint.input_cotangents()) require(fn, part, r);
+  recompute_cheap_residuals(fn, part);
+  part.inputs_read = find_inputs_read(joint, part, name);
+  return part;
+}
+
+ValueRef param_ref(size_t i) { return {static_cast<int32_t>(i), 0}; }
+
+// The joint, forward and backward programs cut out of the joint program as `part` says.
+void extract_programs(const std::string& name, const JointProgram& joint, const Partition& part,
+                      VjpPrograms& p) {
+  const Function& fn = joint.fn();
+  std::span<const ValueRef> outputs(fn.results().data(), joint.num_outputs);
+  std::vector<ValueRef> fwd_params, fwd_results(outputs.begin(), outputs.end());
+  for (size_t i = 0; i < joint.num_inputs; ++i) fwd_params.push_back(param_ref(i));
+  for (ValueRef v : part.residuals) fwd_results.push_back(v);
+  std::vector<ValueRef> bwd_params = part.residuals;
+  for (int i : part.inputs_read) bwd_params.push_back(param_ref(static_cast<size_t>(i)));
+  for (size_t i = joint.num_inputs; i < joint.num_params(); ++i) bwd_params.push_back(param_ref(i));
+  std::span<const ValueRef> input_cts = joint.input_cotangents();
+  std::vector<ValueRef> all_params, bwd_results(input_cts.begin(), input_cts.end());
+  for (size_t i = 0; i < joint.num_params(); ++i) all_params.push_back(param_ref(i));
+  p.joint = extract_function(fn, name + "_vjp", all_params, bwd_results);
+  p.fwd = extract_function(fn, name + "_fwd", fwd_params, fwd_results);
+  p.bwd = extract_function(fn, name + "_bwd", bwd_params, bwd_results);
+  p.num_residuals = static_cast<int>(part.residuals.size());
+  p.bwd_inputs = part.inputs_read;
+  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
+  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
+  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
+}
+
+}  // namespace
 
 const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt) {
   {
@@ -81,203 +335,15 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   }
   metrics::counter("VjpProgramBuilds").add();
   metrics::ScopedTimer timed(metrics::timer("VjpBuildTime"));
-  std::vector<TensorType> in_types = f->param_types(), out_types = f->result_types();
-  size_t n_in = in_types.size(), n_out = out_types.size();
   VjpPrograms p;
   p.wrt = wrt;
   for (size_t i = 0; i < wrt.size(); ++i)
     if (wrt[i]) p.wrt_index.push_back(static_cast<int32_t>(i));
-  p.num_outputs = static_cast<int>(n_out);
-  std::vector<TensorType> ct_types;
-  for (const auto& t : out_types) {
-    p.ct_outputs.push_back(is_floating(t.dtype));
-    if (is_floating(t.dtype)) ct_types.push_back(t);
-  }
-  FunctionPtr joint;
-  {
-    TraceScope scope("vjp_" + f->name(), "vjp_programs");
-    std::vector<Tensor> inputs = placeholders(in_types);
-    std::vector<Tensor> cts = placeholders(ct_types);
-    std::vector<Tensor> xs, targets;
-    EnableGrad grad_on;
-    for (size_t i = 0; i < n_in; ++i) {
-      if (wrt[i] && is_floating(in_types[i].dtype)) {
-        Tensor x = transform_input(inputs[i]);
-        xs.push_back(x);
-        targets.push_back(x);
-      } else {
-        xs.push_back(inputs[i]);
-      }
-    }
-    std::vector<Tensor> outs = replay(*f, xs);
-    std::vector<Tensor> roots, root_cts;
-    for (size_t i = 0, k = 0; i < n_out; ++i) {
-      if (!p.ct_outputs[i]) continue;
-      if (outs[i].requires_grad()) {
-        roots.push_back(outs[i]);
-        root_cts.push_back(cts[k]);
-      }
-      ++k;
-    }
-    std::vector<Tensor> grads;
-    if (!targets.empty())
-      grads = roots.empty() ? std::vector<Tensor>()
-                            : run_backward(roots, root_cts, targets, {});
-    for (size_t i = grads.size(); i < targets.size(); ++i)
-      grads.push_back(zeros_of(targets[i].impl()->type()));
-    std::vector<Tensor> results = outs;
-    for (const Tensor& g : grads) results.push_back(g);
-    std::vector<GraphValue> vals;
-    {
-      NoGrad off;
-      vals = values_in_frame(results);
-    }
-    joint = build_traced_function(scope.frame(), vals);
-  }
-  // Partition: values that depend on a cotangent belong to the backward program.
-  const Function& J = *joint;
-  if (static_cast<size_t>(J.num_params()) != n_in + ct_types.size())
-    throw ValueError("[vjp] the joint program of @" + f->name() + " captured " +
-                     std::to_string(static_cast<size_t>(J.num_params()) - n_in - ct_types.size()) +
-                     " tensors from outside; differentiated programs must be closed");
-  size_t n_ct = ct_types.size(), n_nodes = J.nodes().size();
-  std::vector<char> bwd_node(n_nodes, 0);
-  for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_node[i] = 1;
-  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i)
-    for (auto o : J.nodes()[i].operands)
-      if (bwd_node[static_cast<size_t>(o.node)]) bwd_node[i] = 1;
-  // Forward values the backward recomputes instead of saving (`recompute`): the primal inputs
-  // (the backward call takes them from the forward call's operands), values computed from no
-  // input at all by elementwise or layout ops (masks, broadcast constants: XLA folds them), and
-  // broadcasts, reshapes, transposes and converts of such values.
-  std::vector<char> recompute(n_nodes, 0), input_free(n_nodes, 0);
-  for (size_t i = 0; i < n_in; ++i) recompute[i] = 1;
-  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i) {
-    if (bwd_node[i]) continue;
-    const Node& nd = J.nodes()[i];
-    bool all_recompute = true, all_input_free = true;
-    for (auto o : nd.operands) {
-      all_recompute = all_recompute && recompute[static_cast<size_t>(o.node)];
-      all_input_free = all_input_free && input_free[static_cast<size_t>(o.node)];
-    }
-    if (nd.op == OpCode::constant || nd.op == OpCode::iota ||
-        (!nd.operands.empty() && all_input_free &&
-         (has_flag(nd.op, kElementwise) || has_flag(nd.op, kLayout)))) {
-      input_free[i] = recompute[i] = 1;
-    } else if (is_cheap_view(nd.op) && all_recompute) {
-      recompute[i] = 1;
-    }
-  }
-  // What the backward reads from the forward: each forward operand of a backward node (and each
-  // forward value that is a backward result) is recomputed from its leaves (primal inputs and
-  // constants), or is a residual. A chain of views (broadcast, reshape, transpose, widening
-  // convert) of a forward value is recomputed from the value it starts from, which is saved
-  // instead: never more residuals, and never larger ones. `in_bwd` marks the forward nodes the
-  // backward program recomputes.
-  std::vector<ValueRef> residuals;
-  std::map<std::pair<int32_t, int32_t>, size_t> saved;  // residual -> its place in `residuals`
-  std::vector<char> in_bwd = recompute;
-  auto need = [&](ValueRef v) {
-    while (!bwd_node[static_cast<size_t>(v.node)] && !recompute[static_cast<size_t>(v.node)]) {
-      const Node& nd = J.node(v.node);
-      if (!is_cheap_view(nd.op) ||
-          (nd.op == OpCode::convert && J.type(nd.operands[0]).bytes() > J.type(v).bytes())) {
-        if (saved.emplace(std::make_pair(v.node, v.index), residuals.size()).second)
-          residuals.push_back(v);
-        return;
-      }
-      in_bwd[static_cast<size_t>(v.node)] = 1;
-      v = nd.operands[0];
-    }
-  };
-  for (size_t i = static_cast<size_t>(J.num_params()); i < n_nodes; ++i) {
-    if (!bwd_node[i]) continue;
-    for (auto o : J.nodes()[i].operands) need(o);
-  }
-  for (size_t r = n_out; r < J.results().size(); ++r) need(J.results()[r]);
-  // Cheap arithmetic on values the backward has anyway: a residual made by an elementwise op
-  // without transcendental work (add, mul, div, select, ...) from values that are saved or
-  // recomputed already is recomputed too (one residual less, nothing saved in its place). Until
-  // nothing changes: a value recomputed so can make another one recomputable.
-  std::vector<char> dropped(residuals.size(), 0);
-  // Whether the backward has `v` without a new residual: saved, recomputed, or cheap arithmetic
-  // (views included) on such values (a few levels deep). `mark`: it will recompute it.
-  std::function<bool(ValueRef, bool, int)> available = [&](ValueRef v, bool mark, int depth) {
-    size_t n = static_cast<size_t>(v.node);
-    if (in_bwd[n]) return true;
-    auto it = saved.find({v.node, v.index});
-    if (it != saved.end() && !dropped[it->second]) return true;
-    const Node& nd = J.node(v.node);
-    if (depth > 6 || !is_cheap_arith(nd.op)) return false;
-    for (auto o : nd.operands)
-      if (!available(o, mark, depth + 1)) return false;
-    if (mark) in_bwd[n] = 1;
-    return true;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t k = 0; k < residuals.size(); ++k) {
-      const Node& nd = J.node(residuals[k].node);
-      if (dropped[k] || !is_cheap_arith(nd.op)) continue;
-      bool ok = true;
-      for (auto o : nd.operands) ok = ok && available(o, false, 0);
-      if (!ok) continue;
-      for (auto o : nd.operands) available(o, true, 0);
-      dropped[k] = 1;
-      in_bwd[static_cast<size_t>(residuals[k].node)] = 1;
-      changed = true;
-    }
-  }
-  {
-    std::vector<ValueRef> kept;
-    for (size_t k = 0; k < residuals.size(); ++k)
-      if (!dropped[k]) kept.push_back(residuals[k]);
-    residuals = std::move(kept);
-  }
-  // The primal inputs the backward reads: the leaves of what it recomputes, found by walking back
-  // from its results to the residuals (and checking that it recomputes nothing else).
-  {
-    std::map<std::pair<int32_t, int32_t>, bool> is_residual;
-    for (auto v : residuals) is_residual[{v.node, v.index}] = true;
-    std::vector<char> reads(n_in, 0), walked(n_nodes, 0);
-    std::vector<int32_t> stack;
-    auto visit = [&](ValueRef v) {
-      size_t n = static_cast<size_t>(v.node);
-      if (walked[n] || is_residual.count({v.node, v.index})) return;
-      walked[n] = 1;
-      if (!bwd_node[n] && !in_bwd[n])
-        throw ValueError("[vjp] internal error: the backward program of @" + f->name() +
-                         " would recompute forward node %" + std::to_string(n) + " (" +
-                         std::string(op_name(J.node(v.node).op)) + ")");
-      if (n < n_in) reads[n] = 1;
-      stack.push_back(v.node);
-    };
-    for (size_t r = n_out; r < J.results().size(); ++r) visit(J.results()[r]);
-    while (!stack.empty()) {
-      int32_t n = stack.back();
-      stack.pop_back();
-      for (auto o : J.node(n).operands) visit(o);
-    }
-    for (size_t i = 0; i < n_in; ++i)
-      if (reads[i]) p.bwd_inputs.push_back(static_cast<int>(i));
-  }
-  std::vector<ValueRef> fwd_in, fwd_out, bwd_in, bwd_out;
-  for (size_t i = 0; i < n_in; ++i) fwd_in.push_back({static_cast<int32_t>(i), 0});
-  for (size_t r = 0; r < n_out; ++r) fwd_out.push_back(J.results()[r]);
-  for (auto v : residuals) fwd_out.push_back(v);
-  bwd_in = residuals;
-  for (int i : p.bwd_inputs) bwd_in.push_back({static_cast<int32_t>(i), 0});
-  for (size_t i = n_in; i < n_in + n_ct; ++i) bwd_in.push_back({static_cast<int32_t>(i), 0});
-  for (size_t r = n_out; r < J.results().size(); ++r) bwd_out.push_back(J.results()[r]);
-  std::vector<ValueRef> all_in;
-  for (int i = 0; i < J.num_params(); ++i) all_in.push_back({i, 0});
-  p.joint = extract_function(J, f->name() + "_vjp", all_in, bwd_out);
-  p.fwd = extract_function(J, f->name() + "_fwd", fwd_in, fwd_out);
-  p.bwd = extract_function(J, f->name() + "_bwd", bwd_in, bwd_out);
-  p.num_residuals = static_cast<int>(residuals.size());
-  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
-  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
-  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
+  p.num_outputs = static_cast<int>(f->result_types().size());
+  for (const TensorType& t : f->result_types()) p.ct_outputs.push_back(is_floating(t.dtype));
+  JointProgram joint = trace_joint(*f, p);
+  Partition part = partition(joint, f->name());
+  extract_programs(f->name(), joint, part, p);
   std::lock_guard<std::mutex> lock(g_mu);
   return g_vjp_cache.emplace(std::make_pair(f->hash(), wrt), std::move(p)).first->second;
 }
@@ -356,7 +422,7 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   const VjpPrograms& p = vjp_programs(fn, wrt);
   std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());
   for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
-  std::vector<Tensor> g = apply_primitive(OpCode::call, CallAttrs{p.joint}, in);
+  std::vector<Tensor> g = record_op(OpCode::call, in, CallAttrs{p.joint});
   return spread(wrt, g, 0);
 }
 
@@ -366,7 +432,7 @@ std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tang
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (is_floating(c.inputs[i].dtype()))
       in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
-  std::vector<Tensor> r = apply_primitive(OpCode::call, CallAttrs{jvp_program(fn)}, in);
+  std::vector<Tensor> r = record_op(OpCode::call, in, CallAttrs{jvp_program(fn)});
   std::vector<Tensor> out;
   size_t k = c.outputs.size();
   for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
@@ -380,7 +446,7 @@ std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   for (const auto& b : branches) grads_attrs.branches.push_back(vjp_programs(b, wrt).joint);
   std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());  // index, operands
   for (const Tensor& t : float_cts(c.outputs, cts)) in.push_back(t);
-  std::vector<Tensor> g = apply_primitive(OpCode::cond, grads_attrs, in);
+  std::vector<Tensor> g = record_op(OpCode::cond, in, grads_attrs);
   return spread(wrt, g, 1);
 }
 
@@ -392,7 +458,7 @@ std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tang
   for (size_t i = 1; i < c.inputs.size(); ++i)
     if (is_floating(c.inputs[i].dtype()))
       in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
-  std::vector<Tensor> r = apply_primitive(OpCode::cond, attrs, in);
+  std::vector<Tensor> r = record_op(OpCode::cond, in, attrs);
   std::vector<Tensor> out;
   size_t k = c.outputs.size();
   for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
@@ -415,7 +481,7 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   for (size_t i = 0; i < nc; ++i) outs.push_back(ps[i]);
   ScanAttrs hist_attrs = a;
   hist_attrs.body = hb.build(outs);
-  std::vector<Tensor> fwd = apply_primitive(OpCode::scan, hist_attrs, {c.inputs.begin(), c.inputs.end()});
+  std::vector<Tensor> fwd = record_op(OpCode::scan, c.inputs, hist_attrs);
   std::vector<Tensor> history(fwd.begin() + static_cast<long>(nc + ny), fwd.end());
   // 2. The backward body: (ct_c..., x..., c..., ct_y(float)...) -> (ct_c_prev..., ct_x(float)...).
   std::vector<bool> wrt;
@@ -455,7 +521,7 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   for (size_t j = 0; j < ny; ++j)
     if (is_floating(br[nc + j].dtype))
       in.push_back(cts[nc + j].defined() ? cts[nc + j] : zeros_of(c.outputs[nc + j].impl()->type()));
-  std::vector<Tensor> r = apply_primitive(OpCode::scan, back, in);
+  std::vector<Tensor> r = record_op(OpCode::scan, in, back);
   std::vector<Tensor> result;
   for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
   k = nc;

@@ -10,12 +10,8 @@ ValueRef Builder::param(const TensorType& t, DebugInfo debug) {
   if (nodes_.size() != static_cast<size_t>(num_params_)) {
     throw ValueError("[builder] parameters of @" + name_ + " must come before its first node");
   }
-  Node n;
-  n.op = OpCode::parameter;
-  n.attrs = ParameterAttrs{num_params_};
-  n.outputs = {t};
+  Node n = make_param_node(num_params_, t);
   n.debug = debug;
-  n.hash = node_hash(n.op, n.attrs, n.outputs, {}, {});
   nodes_.push_back(std::move(n));
   return ValueRef{num_params_++, 0};
 }

@@ -29,6 +29,16 @@ const std::array<OpInfo, kNumOps> kTable = {{
 #undef LAZAX_OP_ROW
 }};
 
+// By attribute struct (index in the Attrs variant): whether it is an op's flagged kHasBodies.
+constexpr auto kAttrsHaveBodies = [] {
+  std::array<bool, std::variant_size_v<Attrs>> t{};
+#define LAZAX_OP_BODIES(name, attrs, arity, flags, rule) \
+  if ((flags) & kHasBodies) t[variant_index<attrs, Attrs>()] = true;
+  LAZAX_OPS(LAZAX_OP_BODIES)
+#undef LAZAX_OP_BODIES
+  return t;
+}();
+
 template <size_t... I>
 Attrs make_attrs(size_t index, std::index_sequence<I...>) {
   Attrs out;
@@ -46,6 +56,8 @@ std::optional<OpCode> op_from_name(std::string_view name) {
   }
   return std::nullopt;
 }
+
+bool has_bodies(const Attrs& a) { return kAttrsHaveBodies[a.index()]; }
 
 Attrs default_attrs(OpCode op) {
   return make_attrs(op_info(op).attrs_index, std::make_index_sequence<std::variant_size_v<Attrs>>{});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lazax/core/pool_allocator.h"
+#include "lazax/ir/op.h"
 
 namespace lazax {
 
@@ -23,8 +24,7 @@ std::atomic<int64_t> g_interned{0};
 // would keep them alive), nor data beyond a scalar (0 and 1 are recorded all the time).
 bool internable(const Attrs& a) {
   if (const auto* c = std::get_if<ConstantAttrs>(&a)) return c->value.type.numel() <= 1;
-  return !std::holds_alternative<CallAttrs>(a) && !std::holds_alternative<CondAttrs>(a) &&
-         !std::holds_alternative<WhileAttrs>(a) && !std::holds_alternative<ScanAttrs>(a);
+  return !has_bodies(a);
 }
 
 // Every interned block stays reachable from here (leak checkers see them as live): they live as

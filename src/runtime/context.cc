@@ -5,13 +5,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unordered_map>
 
 #include "lazax/core/error.h"
 #include "lazax/core/hash.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
 #include "lazax/trace/lazy_value.h"
+#include "lazax/trace/lower.h"
 
 namespace lazax {
 namespace {
@@ -38,20 +38,28 @@ RuntimeOptions options_from_env() {
   return o;
 }
 
-using Walk = SyncWalk;
-
 // One word for an operand or a result: the producer's place in the walk and its output index.
 uint64_t value_word(const GraphNode* n, int32_t index) {
   return static_cast<uint64_t>(static_cast<uint32_t>(n->topo_index)) << 32 |
          static_cast<uint32_t>(index);
 }
 
-// Post-order walk from the results into `w`; numbers leaves -1, -2, ... and nodes 0, 1, ...
+// The values sync materializes: the live pending values, less the tracers of function traces
+// (they are not lazy values: they have no data to compute with).
+std::vector<LazyValue*> values_to_sync() {
+  std::vector<LazyValue*> values = pending_values();
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](LazyValue* v) { return v->is_tracer(); }),
+      values.end());
+  return values;
+}
+
+// Post-order walk from the values into `w`; numbers leaves -1, -2, ... and nodes 0, 1, ...
 // Returns the walked graph's structural key: the leaves' hashes, each node's hash and operands
 // (by place in the walk), and the results. A node's words are gathered as it is numbered, while
 // its operands are still in cache (15K nodes do not fit in L2: a second pass reads them cold),
 // and hashed in one pass at the end.
-uint64_t walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
+uint64_t walk_and_key(const std::vector<LazyValue*>& values, uint64_t epoch, SyncWalk& w) {
   w.leaves.clear();
   w.nodes.clear();
   std::vector<uint64_t>& words = w.key_words;
@@ -120,42 +128,36 @@ uint64_t walk(const std::vector<LazyValue*>& values, uint64_t epoch, Walk& w) {
   return hash_bytes(words.data(), words.size() * sizeof(uint64_t), 0x73796e63ull);
 }
 
-int32_t function_index(const GraphNode* n, size_t num_leaves) {
-  return n->topo_index < 0 ? -n->topo_index - 1 : static_cast<int32_t>(num_leaves) + n->topo_index;
+// The values' graph as a Function (after walk_and_key filled `w`): the leaves are its
+// parameters, in the walk's order, which is the order `run` passes their data in.
+FunctionPtr lower_graph(const SyncWalk& w, const std::vector<LazyValue*>& values) {
+  std::vector<GraphValue> results;
+  results.reserve(values.size());
+  for (LazyValue* v : values) results.push_back(v->pending());
+  return lower_walked("main", w.leaves, w.nodes, results);
 }
 
-FunctionPtr build_function(const Walk& w, const std::vector<LazyValue*>& values) {
-  std::vector<Node> nodes;
-  nodes.reserve(w.leaves.size() + w.nodes.size());
-  size_t nl = w.leaves.size();
-  for (size_t i = 0; i < nl; ++i)
-    nodes.push_back(make_param_node(static_cast<int64_t>(i), w.leaves[i]->outputs[0]));
-  for (GraphNode* g : w.nodes) {
-    Node n;
-    n.op = g->op;
-    n.attrs = *g->attrs;
-    n.outputs = g->outputs;
-    n.debug = g->debug;
-    for (const auto& o : g->operands)
-      n.operands.push_back(ValueRef{function_index(o.node.get(), nl), o.index});
-    seal_node(n, nodes);
-    nodes.push_back(std::move(n));
+// Runs `exe` on the walked leaves' data (read in place) and returns the values' new data.
+std::vector<Literal> run(Executable& exe, SyncWalk& w) {
+  std::vector<const Literal*>& args = w.args;
+  args.clear();
+  for (GraphNode* l : w.leaves) {
+    // Only a function trace's inputs hold no data, and tracers are not synced.
+    if (!l->data) throw ValueError("[sync] a pending value depends on a function trace's input");
+    args.push_back(l->data.get());
   }
-  std::vector<ValueRef> results;
-  for (LazyValue* v : values)
-    results.push_back({function_index(v->pending().node.get(), nl), v->pending().index});
-  return std::make_shared<Function>("main", std::move(nodes), static_cast<int>(nl),
-                                    std::move(results));
+  std::vector<Literal> outs;
+  {
+    metrics::ScopedTimer t(t_execute);
+    outs = exe.run(std::span<const Literal* const>(args));
+  }
+  args.clear();
+  return outs;
 }
 
-// The values sync materializes: the live pending values, less the tracers of function traces
-// (they are not lazy values: they have no data to compute with).
-std::vector<LazyValue*> values_to_sync() {
-  std::vector<LazyValue*> values = pending_values();
-  values.erase(
-      std::remove_if(values.begin(), values.end(), [](LazyValue* v) { return v->is_tracer(); }),
-      values.end());
-  return values;
+// Each value becomes data: its pending node is released (and with the last one, the graph).
+void rebind(const std::vector<LazyValue*>& values, std::vector<Literal> outs) {
+  for (size_t i = 0; i < values.size(); ++i) values[i]->set_data(std::move(outs[i]));
 }
 
 }  // namespace
@@ -173,72 +175,67 @@ void Context::set_backend(const std::string& name) {
 }
 
 void Context::sync(SyncCause cause, const std::string& where) {
+  note_cause(cause, where);
+  std::vector<LazyValue*> values = values_to_sync();
+  if (values.empty()) return;
+  c_syncs.add();
+  uint64_t key;
+  {
+    metrics::ScopedTimer t(t_hash);
+    key = walk_and_key(values, ++epoch_, walk_);
+  }
+  c_nodes.add(static_cast<int64_t>(walk_.nodes.size()));
+  Executable* exe = cache_.find(key);
+  if (exe) {
+    c_cached.add();
+  } else {
+    exe = &compile(key, values);
+  }
+  rebind(values, run(*exe, walk_));
+}
+
+void Context::note_cause(SyncCause cause, const std::string& where) {
+  const char* place = where.empty() ? "<unknown>" : where.c_str();
   if (cause == SyncCause::graph_break) {
     c_breaks.add();
-    metrics::record_graph_break(where.empty() ? "<unknown>" : where);
+    metrics::record_graph_break(place);
     if (options_.debug)
-      std::fprintf(stderr, "[lazax] graph break: a value was read at %s\n",
-                   where.empty() ? "<unknown>" : where.c_str());
+      std::fprintf(stderr, "[lazax] graph break: a value was read at %s\n", place);
   } else if (cause == SyncCause::size_limit) {
     c_size_cuts.add();
     if (options_.debug)
       std::fprintf(stderr, "[lazax] graph cut: more than %lld pending nodes\n",
                    static_cast<long long>(options_.max_pending_nodes));
   }
-  std::vector<LazyValue*> values = values_to_sync();
-  if (values.empty()) return;
-  c_syncs.add();
+}
 
-  Walk& w = walk_;
-  uint64_t key;
-  {
-    metrics::ScopedTimer t(t_hash);
-    key = walk(values, ++epoch_, w);
+Executable& Context::compile(uint64_t key, const std::vector<LazyValue*>& values) {
+  c_uncached.add();
+  FunctionPtr f = lower_graph(walk_, values);
+  GraphSummary summary = GraphSummary::of(*f);
+  if (options_.debug) {
+    std::fprintf(stderr, "[lazax] compile #%lld (%zu inputs, %zu ops): cache miss: %s\n",
+                 static_cast<long long>(c_uncached.get()), summary.inputs.size(),
+                 summary.ops.size(), cache_.explain_miss(summary).c_str());
   }
-  c_nodes.add(static_cast<int64_t>(w.nodes.size()));
-  Executable* exe = cache_.find(key);
-  if (exe) {
-    c_cached.add();
-  } else {
-    c_uncached.add();
-    FunctionPtr f = build_function(w, values);
-    GraphSummary summary = GraphSummary::of(*f);
-    if (options_.debug) {
-      std::fprintf(stderr, "[lazax] compile #%lld (%zu inputs, %zu ops): cache miss: %s\n",
-                   static_cast<long long>(c_uncached.get()), summary.inputs.size(),
-                   summary.ops.size(), cache_.explain_miss(summary).c_str());
-    }
-    if (!options_.dump_dir.empty()) {
-      namespace fs = std::filesystem;
-      std::error_code ec;
-      fs::create_directories(options_.dump_dir, ec);
-      std::string base = options_.dump_dir + "/graph_" + std::to_string(dump_counter_++);
-      std::ofstream(base + ".lzir") << print_program(*f);
-      std::ofstream(base + ".dot") << to_dot(*f);
-    }
-    metrics::ScopedTimer t(t_compile);
-    exe = &cache_.insert(key, backend_->compile(f), std::move(summary));
-  }
-  std::vector<const Literal*>& args = w.args;  // the leaves' data, read in place
-  args.clear();
-  for (GraphNode* l : w.leaves) {
-    // Only a function trace's inputs hold no data, and tracers are not synced.
-    if (!l->data) throw ValueError("[sync] a pending value depends on a function trace's input");
-    args.push_back(l->data.get());
-  }
-  std::vector<Literal> outs;
-  {
-    metrics::ScopedTimer t(t_execute);
-    outs = exe->run(std::span<const Literal* const>(args));
-  }
-  args.clear();
-  for (size_t i = 0; i < values.size(); ++i) values[i]->set_data(std::move(outs[i]));
+  if (!options_.dump_dir.empty()) dump(*f);
+  metrics::ScopedTimer t(t_compile);
+  return cache_.insert(key, backend_->compile(f), std::move(summary));
+}
+
+void Context::dump(const Function& f) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(options_.dump_dir, ec);
+  std::string base = options_.dump_dir + "/graph_" + std::to_string(dump_counter_++);
+  std::ofstream(base + ".lzir") << print_program(f);
+  std::ofstream(base + ".dot") << to_dot(f);
 }
 
 Context::Probe Context::probe() {
   std::vector<LazyValue*> values = values_to_sync();
   if (values.empty()) return {};
-  uint64_t key = walk(values, ++epoch_, walk_);
+  uint64_t key = walk_and_key(values, ++epoch_, walk_);
   return {static_cast<int64_t>(walk_.nodes.size()), static_cast<int64_t>(walk_.leaves.size()),
           cache_.find(key) != nullptr};
 }

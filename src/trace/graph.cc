@@ -266,19 +266,23 @@ std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Shared
 
 GraphValue record(OpCode op, GraphOperands&& operands, SharedAttrs attrs, DebugInfo debug) {
   // (A wrong number of operands is left to make_node's check.)
-  if ((op == OpCode::transpose || op == OpCode::reshape || op == OpCode::broadcast_in_dim) &&
-      operands.size() == 1) {
+  // (The layout views, transpose, reshape and broadcast_in_dim: ir/op.h kView.)
+  if (has_flag(op, kView) && has_flag(op, kLayout) && operands.size() == 1) {
     if (std::optional<GraphValue> same = fold_layout(op, operands, attrs)) return *same;
   }
   return GraphValue{make_node(op, std::move(operands), std::move(attrs), debug), 0};
 }
 
-GraphValue data_leaf(Literal value) {
-  // Every parameter becomes a new leaf each step (its data changed): built in place, in one go.
+GraphNodePtr make_leaf_node(const TensorType& type, std::shared_ptr<TraceFrame> frame) {
+  // Leaves are made by the thousand (host scalars, new data): built in place, in one go.
   static const SharedAttrs kLeafAttrs(ParameterAttrs{0});
-  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&value.type, 1}, 0);
-  GraphNodePtr node = new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{value.type},
-                               SharedAttrs(kLeafAttrs), DebugInfo{}, nullptr);
+  uint64_t hash = graph_node_hash(OpCode::parameter, kLeafAttrs.hash(), {&type, 1}, 0);
+  return new_node(OpCode::parameter, hash, GraphOperands{}, GraphOutputs{type},
+                  SharedAttrs(kLeafAttrs), DebugInfo{}, std::move(frame));
+}
+
+GraphValue data_leaf(Literal value) {
+  GraphNodePtr node = make_leaf_node(value.type, nullptr);
   node->data = make_pooled_unique<Literal>(std::move(value));
   return GraphValue{std::move(node), 0};
 }

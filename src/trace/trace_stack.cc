@@ -1,10 +1,11 @@
 #include "lazax/trace/trace_stack.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <cctype>
 
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
+#include "lazax/trace/lower.h"
 
 namespace lazax {
 const std::shared_ptr<TraceFrame> detail::kNoFrame;
@@ -15,17 +16,6 @@ thread_local bool t_suppress_rebind_notes = false;
 
 // Keeps detail::t_top_frame on the stack's last entry (after every change of the stack).
 void update_top() { detail::t_top_frame = t_stack.empty() ? nullptr : &t_stack.back(); }
-
-GraphNodePtr make_placeholder(const TensorType& type, const std::shared_ptr<TraceFrame>& frame,
-                              int64_t index) {
-  auto node = std::make_shared<GraphNode>();
-  node->op = OpCode::parameter;
-  node->outputs = {type};
-  node->attrs = ParameterAttrs{index};
-  node->hash = node_hash(OpCode::parameter, *node->attrs, node->outputs, {}, {});
-  node->frame = frame;
-  return node;
-}
 
 void restore(TraceFrame& f) {
   t_suppress_rebind_notes = true;
@@ -72,7 +62,7 @@ TraceScope::~TraceScope() { close(); }
 GraphValue add_trace_param(const TensorType& type) {
   auto& f = current_frame_ptr();
   if (!f) throw ValueError("[trace] no function trace is open");
-  auto node = make_placeholder(type, f, static_cast<int64_t>(f->params.size()));
+  auto node = make_leaf_node(type, f);
   f->params.push_back(node);
   return GraphValue{node, 0};
 }
@@ -97,7 +87,7 @@ namespace {
                                   const std::shared_ptr<TraceFrame>& f) {
   auto it = f->capture_index.find(&v);
   if (it != f->capture_index.end()) return GraphValue{f->captures[it->second].placeholder, 0};
-  auto node = make_placeholder(g.type(), f, -1);
+  auto node = make_leaf_node(g.type(), f);
   f->capture_index[&v] = f->captures.size();
   f->captures.push_back({owner.get(), node});
   return GraphValue{node, 0};
@@ -146,62 +136,16 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
   for (auto& m : f.mutations)
     results.push_back(
         lift(m.target->pending().defined() ? m.target->pending() : m.target->graph_value()));
-  // Post-order walk inside the frame.
-  std::unordered_map<const GraphNode*, int32_t> index;
-  std::vector<const GraphNode*> order;
-  int32_t num_params = static_cast<int32_t>(f.params.size() + f.captures.size());
-  for (size_t i = 0; i < f.params.size(); ++i) index[f.params[i].get()] = static_cast<int32_t>(i);
-  for (size_t i = 0; i < f.captures.size(); ++i)
-    index[f.captures[i].placeholder.get()] = static_cast<int32_t>(f.params.size() + i);
-  std::vector<std::pair<const GraphNode*, size_t>> stack;
-  for (const auto& r : results) {
-    if (index.count(r.node.get())) continue;
-    stack.push_back({r.node.get(), 0});
-    index[r.node.get()] = -1;
-    while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      if (next < n->operands.size()) {
-        const GraphNode* c = n->operands[next++].node.get();
-        if (!index.count(c)) {
-          if (c->frame.get() != &f || c->op == OpCode::parameter)
-            throw ValueError("[trace] internal: value from outside function '" + f.name +
-                             "' reached its program without being lifted");
-          index[c] = -1;
-          stack.push_back({c, 0});
-        }
-        continue;
-      }
-      index[n] = num_params + static_cast<int32_t>(order.size());
-      order.push_back(n);
-      stack.pop_back();
-    }
-  }
-  std::vector<Node> nodes;
-  nodes.reserve(static_cast<size_t>(num_params) + order.size());
-  auto param_node = [&](const GraphNode& g, int64_t i) {
-    nodes.push_back(make_param_node(i, g.outputs[0]));
-  };
-  for (size_t i = 0; i < f.params.size(); ++i) param_node(*f.params[i], static_cast<int64_t>(i));
-  for (size_t i = 0; i < f.captures.size(); ++i)
-    param_node(*f.captures[i].placeholder, static_cast<int64_t>(f.params.size() + i));
-  for (const GraphNode* g : order) {
-    Node n;
-    n.op = g->op;
-    n.attrs = *g->attrs;
-    n.outputs = g->outputs;
-    n.debug = g->debug;
-    for (const auto& o : g->operands)
-      n.operands.push_back(ValueRef{index.at(o.node.get()), o.index});
-    seal_node(n, nodes);
-    nodes.push_back(std::move(n));
-  }
-  std::vector<ValueRef> refs;
-  for (const auto& r : results) refs.push_back({index.at(r.node.get()), r.index});
+  // Parameters: the explicit inputs, then the captures.
+  std::vector<GraphNode*> params;
+  params.reserve(f.params.size() + f.captures.size());
+  for (const GraphNodePtr& p : f.params) params.push_back(p.get());
+  for (const auto& c : f.captures) params.push_back(c.placeholder.get());
   std::string name = f.name;
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "f_" + name;
-  return std::make_shared<Function>(name, std::move(nodes), num_params, std::move(refs));
+  return lower(std::move(name), params, results);
 }
 
 }  // namespace lazax

@@ -59,6 +59,7 @@ class OpInputs {
   OpInputs(std::span<const Tensor* const> ts) : ptrs_(ts.data()), size_(ts.size()) {}
   OpInputs(std::initializer_list<Tensor> ts) : list_(ts.begin()), size_(ts.size()) {}
   OpInputs(const std::vector<Tensor>& ts) : list_(ts.data()), size_(ts.size()) {}
+  OpInputs(std::span<const Tensor> ts) : list_(ts.data()), size_(ts.size()) {}
   size_t size() const { return size_; }
   const Tensor& operator[](size_t i) const { return ptrs_ ? *ptrs_[i] : list_[i]; }
 

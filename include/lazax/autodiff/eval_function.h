@@ -1,4 +1,4 @@
-// Evaluates a Function on tensors by replaying its nodes as primitives (apply_primitive), so the
+// Evaluates a Function on tensors by replaying its nodes as primitives (record_op), so the
 // result is lazy and on the tape: a program read from a file can be differentiated with grad,
 // vjp or backward() like code written with tensor ops.
 #pragma once

@@ -35,8 +35,4 @@ LAZAX_OPS(LAZAX_DECLARE_AD_RULES)
 VjpRule vjp_rule(OpCode op);
 JvpRule jvp_rule(OpCode op);
 
-// Re-applies a primitive to tensors (records it on the current trace, and on the tape when an
-// input requires grad): how rules of ops with bodies replay them.
-std::vector<Tensor> apply_primitive(OpCode op, const Attrs& attrs, const std::vector<Tensor>& inputs);
-
 }  // namespace lazax::autodiff

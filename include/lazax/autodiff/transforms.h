@@ -55,11 +55,6 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       std::vector<Tensor>&& outs, CustomVjpWithInputs bwd,
                                       std::shared_ptr<void> state = nullptr);
-
-template <class Tuple>
-std::vector<Tensor> flatten_tuple(const Tuple& t) {
-  return tree_flatten(t);
-}
 }  // namespace detail
 
 // ---- vjp ----

@@ -1,6 +1,6 @@
-// The runtime: one Context owns the backend, the compile cache and the options. `sync` turns
-// every live pending tensor into one Function, finds it in the cache (or compiles it), runs it
-// and rebinds the tensors to the results.
+// The runtime: one Context owns the backend, the compile cache and the options. `sync` walks the
+// graph of every live pending tensor and hashes it, finds its program in the cache (or lowers the
+// graph to a Function and compiles it), runs it and rebinds the tensors to the results.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -20,6 +20,7 @@ struct RuntimeOptions {
 };
 
 struct GraphNode;
+class LazyValue;
 
 // What sync walks and hashes. The Context keeps one between syncs so that the buffers' capacity
 // is reused: a steady-state sync allocates nothing for them.
@@ -63,6 +64,13 @@ class Context {
   Probe probe();
 
  private:
+  // Counts a graph break or size cut (and explains it with LAZAX_DEBUG).
+  void note_cause(SyncCause cause, const std::string& where);
+  // On a cache miss: lowers the walked graph of `values`, compiles it and caches it under `key`.
+  Executable& compile(uint64_t key, const std::vector<LazyValue*>& values);
+  // Writes `f` to LAZAX_DUMP_DIR (.lzir and .dot).
+  void dump(const Function& f);
+
   RuntimeOptions options_;
   std::unique_ptr<Backend> backend_;
   CompileCache cache_;

@@ -85,6 +85,11 @@ GraphNodePtr record_call_prechecked(GraphOperands&& operands, SharedAttrs attrs)
 // A data leaf: becomes a parameter of the synced Function, hashed by type only.
 GraphValue data_leaf(Literal value);
 
+// A leaf (a parameter node) of type `type` in the trace context `frame` (null: the lazy graph),
+// without data: a function trace's input. Every leaf, data leaves too, is made here and hashed
+// by its type only, so that new data, or another trace's input of that type, hashes the same.
+GraphNodePtr make_leaf_node(const TensorType& type, std::shared_ptr<TraceFrame> frame);
+
 // Number of graph nodes alive now (the size of all pending graphs together).
 int64_t live_graph_nodes();
 

@@ -46,13 +46,4 @@ inline Tensor full_like_value(const Tensor& like, double v) {
 inline Tensors no_cts(const OpContext& c) { return Tensors(c.inputs.size()); }
 inline Tensors no_tangents(const OpContext& c) { return Tensors(c.outputs.size()); }
 
-[[noreturn]] inline void throw_needs_function_transform(const char* mode, OpCode op) {
-  throw UnimplementedError(std::string("[") + mode +
-                           "] differentiating call/cond/scan needs "
-                           "function transformation; coming with assume_pure (op " +
-                           std::string(op_name(op)) +
-                           "). Until then, write the computation with tensor ops so that the "
-                           "tape records each primitive");
-}
-
 }  // namespace lazax::autodiff::detail

@@ -21,9 +21,4 @@ const std::array<JvpRule, kNumOps> kJvp = {{
 VjpRule vjp_rule(OpCode op) { return kVjp[static_cast<size_t>(op)]; }
 JvpRule jvp_rule(OpCode op) { return kJvp[static_cast<size_t>(op)]; }
 
-std::vector<Tensor> apply_primitive(OpCode op, const Attrs& attrs,
-                                    const std::vector<Tensor>& inputs) {
-  return record_op(op, inputs, attrs);
-}
-
 }  // namespace lazax::autodiff
