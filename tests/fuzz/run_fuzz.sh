@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the IR parser fuzzer (clang, libFuzzer + ASan + UBSan) in its own build directory and
-# runs it for SECONDS seconds (default 60), seeded from tests/ir/corpus and tests/fuzz/seeds (one
-# small valid program per op).
+# runs it for SECONDS seconds (default 60), seeded from tests/ir/corpus and tests/fuzz/seeds (small
+# valid programs, mostly of ops with attributes).
 #   tests/fuzz/run_fuzz.sh [SECONDS]
 # Inputs that grow coverage are kept in $BUILD/fuzz_corpus; a crasher is written to
 # $BUILD/crashes/ and the script exits non-zero. Reproduce with: $BUILD/tests/fuzz/parse_fuzz FILE

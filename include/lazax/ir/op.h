@@ -27,7 +27,7 @@ enum OpFlags : uint32_t {
   kCheapToRecompute = 1u << 4,
   // Carries sub-functions: Function::callees, the verifier, SharedAttrs (which never interns it).
   kHasBodies = 1u << 5,
-  // Its VJP and JVP rules never read its outputs, so the tape saves none (api/autograd_tape.cc).
+  // Its VJP and JVP rules never read its outputs, so the tape saves none (src/autodiff/tape.cc).
   kRulesSkipOutputs = 1u << 6,
 };
 
