@@ -42,7 +42,8 @@ using GraphOperands = InlineVec<GraphValue, 3>;
 // function builder read comes last.
 struct GraphNode {
   OpCode op = OpCode::constant;
-  // Scratch used by the graph walk at sync (single-threaded lazy trace).
+  // Scratch of the walks over a graph (one thread walks a graph at a time): sync's walk marks
+  // the nodes it has seen with its epoch; it and the lowering (trace/lower.h) number them.
   int32_t topo_index = -1;
   uint64_t visit_epoch = 0;
   uint64_t hash = 0;  // the node by itself (not its operands); data leaves by dtype and shape
