@@ -123,6 +123,11 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   auto [x, y] = align(a, b, "pow", is_floating(t) ? t : DType::f32);
   return record_op(OpCode::pow, {&x, &y});
 }
+Tensor atan2(const Tensor& a, const Tensor& b) {
+  DType t = promote_types(a.dtype(), b.dtype());
+  auto [y, x] = align(a, b, "atan2", is_floating(t) ? t : DType::f32);
+  return record_op(OpCode::atan2, {&y, &x});
+}
 Tensor pow(const Tensor& a, double e) {
   if (e == 2.0) return a * a;
   if (e == 1.0) return a;

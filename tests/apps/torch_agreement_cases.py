@@ -62,7 +62,7 @@ UNARY_FLOAT = {
 }
 BINARY_FLOAT = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
-    "max": lax_max, "min": lax_min, "pow": torch.pow,
+    "max": lax_max, "min": lax_min, "pow": torch.pow, "atan2": torch.atan2,
 }
 TORCH_INSTEAD = {"sign": torch.sign, "max": torch.maximum, "min": torch.minimum}
 INT_BINARY = {

@@ -55,6 +55,13 @@ TEST(ElementwiseGrads, Pow) {
   expect_grads(one([](const Tensors& a) { return pow(a[0], a[1]); }),
                {uniform(kShape, 18, 0.5, 2.0), rnd(kShape, 19)});
 }
+TEST(ElementwiseGrads, Atan2) {
+  // Points in every quadrant, away from the origin and from the branch cut at x < 0, y = 0.
+  expect_grads(one([](const Tensors& a) { return atan2(a[0], a[1]); }),
+               {uniform(kShape, 40, 0.5, 2.0), rnd(kShape, 41)});
+  expect_grads(one([](const Tensors& a) { return atan2(a[0], a[1]); }),
+               {uniform(kShape, 42, -2.0, -0.5), rnd(kShape, 43)});
+}
 TEST(ElementwiseGrads, PowAtZeroBase) {
   // 0^b with b > 0: d/da is b 0^(b-1) (0 for b > 1), d/db is 0 (log(0) replaced), no NaN.
   Tensor a = from_vector<double>({0.0, 0.0}, {2}), b = from_vector<double>({2.0, 3.0}, {2});

@@ -188,6 +188,7 @@ BINARY = {
     "add": (torch.add, normal, normal), "sub": (torch.sub, normal, normal),
     "mul": (torch.mul, normal, normal), "div": (torch.div, normal, lambda *s: normal(*s, away=0.5)),
     "pow": (torch.pow, lambda *s: uniform(0.5, 2, *s), normal),
+    "atan2": (torch.atan2, lambda *s: uniform(0.5, 2, *s), normal),
     "max": (torch.maximum, normal, normal), "min": (torch.minimum, normal, normal),
 }
 for op, (fn, ma, mb) in BINARY.items():

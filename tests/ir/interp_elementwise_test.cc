@@ -206,6 +206,21 @@ TEST(InterpElementwise, Pow) {
   expect_same(binary(OpCode::pow, halfs<f16>({3}), halfs<f16>({2})), {9});
 }
 
+// atan2(y, x) = the angle of (x, y): the quadrant from both signs, signed zeros included, NaN in.
+TEST(InterpElementwise, Atan2) {
+  const float pi = static_cast<float>(M_PI);
+  auto y = lit<float>({1, 1, -1, 0, -0.0f, 0, -0.0f, 1, kNaN, kInf});
+  auto x = lit<float>({1, -1, -1, -1, -1, 1, 1, 0, 1, kInf});
+  expect_same(binary(OpCode::atan2, y, x),
+              {pi / 4, 3 * pi / 4, -3 * pi / 4, pi, -pi, 0, -0.0f, pi / 2, NAN, pi / 4});
+  expect_same(binary(OpCode::atan2, lit<double>({1}), lit<double>({std::sqrt(3.0)})),
+              {std::atan2(1.0, std::sqrt(3.0))});
+  expect_same(binary(OpCode::atan2, halfs<bf16>({1}), halfs<bf16>({-1})),
+              {round_to<bf16>(3 * pi / 4)});
+  auto none = lit<float>({});
+  expect_same(binary(OpCode::atan2, none, none), {});
+}
+
 TEST(InterpElementwise, MaxMinPropagateNaN) {
   auto a = lit<float>({1, kNaN, 3, -0.0f, 0.0f, -kInf});
   auto b = lit<float>({2, 5, kNaN, 0.0f, -0.0f, 7});

@@ -53,6 +53,9 @@ TEST(ShapeRules, BinaryFloat) {
   EXPECT_EQ(infer(OpCode::pow, {bf16t({3}), bf16t({3})}), types({bf16t({3})}));
   expect_err<DTypeError>(OpCode::pow, {i32({3}), i32({3})}, NoAttrs{}, {"i32[3]", "floating"});
   expect_err<ShapeError>(OpCode::pow, {f32({3}), f32({4})}, NoAttrs{}, {"f32[3]", "f32[4]"});
+  EXPECT_EQ(infer(OpCode::atan2, {f16t({2, 3}), f16t({2, 3})}), types({f16t({2, 3})}));
+  expect_err<DTypeError>(OpCode::atan2, {i64({3}), i64({3})}, NoAttrs{}, {"[atan2]", "i64[3]"});
+  expect_err<DTypeError>(OpCode::atan2, {f32({3}), f64({3})}, NoAttrs{}, {"f32[3]", "f64[3]"});
 }
 
 TEST(ShapeRules, UnaryNumeric) {

@@ -180,6 +180,8 @@ Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);  // true division (ints promote to f32)
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, double exponent);
+// The angle of the point (b, a) in [-pi, pi], elementwise: torch.atan2 (ints promote to f32).
+Tensor atan2(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -53,6 +53,7 @@ enum OpFlags : uint32_t {
   X(sqrt, NoAttrs, 1, kElementwise, unary_float)                                                \
   X(rsqrt, NoAttrs, 1, kElementwise, unary_float)                                               \
   X(pow, NoAttrs, 2, kElementwise, binary_float)                                                \
+  X(atan2, NoAttrs, 2, kElementwise, binary_float)                                              \
   X(max, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
   X(min, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
   X(sin, NoAttrs, 1, kElementwise, unary_float)                                                 \

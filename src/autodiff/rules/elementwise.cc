@@ -163,6 +163,29 @@ Tensors vjp_pow(const OpContext& c, const Tensors& cts) {
   return {needs_ct(c, 0) ? cts[0] * pow_dlhs(c) : Tensor(),
           needs_ct(c, 1) ? cts[0] * pow_drhs(c) : Tensor()};
 }
+// ---- atan2 ----
+// atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
+namespace {
+Tensor atan2_denominator(const OpContext& c) {
+  const Tensor &y = c.inputs[0], &x = c.inputs[1];
+  return x * x + y * y;
+}
+}  // namespace
+
+Tensors vjp_atan2(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined()) return no_cts(c);
+  Tensor scaled = cts[0] / atan2_denominator(c);
+  return {needs_ct(c, 0) ? scaled * c.inputs[1] : Tensor(),
+          needs_ct(c, 1) ? -(scaled * c.inputs[0]) : Tensor()};
+}
+Tensors jvp_atan2(const OpContext& c, const Tensors& ts) {
+  Tensor r;
+  if (ts[0].defined()) r = ts[0] * c.inputs[1];
+  if (ts[1].defined()) r = add_maybe(r, -(ts[1] * c.inputs[0]));
+  if (!r.defined()) return {Tensor()};
+  return {r / atan2_denominator(c)};
+}
+
 Tensors jvp_pow(const OpContext& c, const Tensors& ts) {
   Tensor r;
   if (ts[0].defined()) r = ts[0] * pow_dlhs(c);

@@ -197,6 +197,16 @@ std::vector<Literal> kernel_pow(const Node& node, std::span<const Literal> in) {
   });
 }
 
+// atan2(y, x): the angle of the point (x, y), in [-pi, pi]; signed zeros pick the side (C's atan2).
+std::vector<Literal> kernel_atan2(const Node& node, std::span<const Literal> in) {
+  return binary(node, in, [&]<class T>(compute_t<T> y, compute_t<T> x) -> compute_t<T> {
+    if constexpr (kIsFloat<T>)
+      return std::atan2(y, x);
+    else
+      float_only(node, dtype_of<T>());
+  });
+}
+
 // max/min propagate NaN (as lax); max(-0, +0) = +0 and min(-0, +0) = -0.
 std::vector<Literal> kernel_max(const Node& node, std::span<const Literal> in) {
   return binary(node, in, []<class T>(compute_t<T> a, compute_t<T> b) -> compute_t<T> {
