@@ -1,6 +1,5 @@
 // The allocator of core/pool_allocator.h (mimalloc where the build has it, operator new in the
-// sanitizer builds) and InlineVec's heap storage, which comes from it: a block's usable size
-// covers the request and all of it is the caller's, a growing list uses its whole block, objects
+// sanitizer builds): a block's usable size covers the request and all of it is the caller's, objects
 // made by make_pooled and make_pooled_unique are destroyed and freed, a block may be freed on
 // another thread than the one that allocated it, even after that thread has exited, and a size
 // no block can have is refused.
@@ -15,7 +14,6 @@
 #include <vector>
 
 #include "lazax/core/pool_allocator.h"
-#include "lazax/trace/inline_vec.h"
 
 using namespace lazax;
 
@@ -111,38 +109,4 @@ TEST(PoolAllocator, ObjectsOutliveTheThreadThatMadeThem) {
   one.reset();
   pool_deallocate_bytes(bytes, usable);
   EXPECT_EQ(live, 0);
-}
-
-TEST(InlineVecHeap, GrowingPastInlineKeepsElementsAndUsesTheWholeBlock) {
-  InlineVec<std::string, 2> v;
-  for (int i = 0; i < 11; ++i) v.push_back("element number " + std::to_string(i));
-  ASSERT_EQ(v.size(), 11u);
-  // Doubling from 2 inline elements: 4, 8, 16 strings, and the whole of the last block.
-  size_t usable = 0;
-  pool_deallocate_bytes(pool_allocate_bytes(16 * sizeof(std::string), usable), usable);
-  EXPECT_EQ(v.capacity(), usable / sizeof(std::string));
-  EXPECT_GE(v.capacity(), 16u);
-  for (int i = 0; i < 11; ++i) EXPECT_EQ(v[static_cast<size_t>(i)], "element number " + std::to_string(i));
-  InlineVec<std::string, 2> moved = std::move(v);
-  EXPECT_EQ(v.size(), 0u);
-  EXPECT_EQ(moved.size(), 11u);
-  EXPECT_EQ(moved.back(), "element number 10");
-  InlineVec<std::string, 2> copy = moved;
-  EXPECT_EQ(copy.size(), 11u);
-  EXPECT_EQ(copy[3], "element number 3");
-}
-
-TEST(InlineVecHeap, ResizeDefaultConstructsAndDestroys) {
-  auto counter = std::make_shared<int>(0);
-  InlineVec<std::shared_ptr<int>, 3> v;
-  v.resize(7);
-  ASSERT_EQ(v.size(), 7u);
-  for (auto& p : v) EXPECT_EQ(p, nullptr);
-  v[5] = counter;
-  EXPECT_EQ(counter.use_count(), 2);
-  v.resize(2);  // element 5 is destroyed
-  EXPECT_EQ(v.size(), 2u);
-  EXPECT_EQ(counter.use_count(), 1);
-  v.resize(0);
-  EXPECT_TRUE(v.empty());
 }
