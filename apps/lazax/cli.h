@@ -24,6 +24,9 @@ struct RunRequest {
   std::string out_dir;
   std::string backend = "reference";
   bool grad = false;  // also write DIR/grad<i>.npy (program_gradients)
+  // With tangents (one .npy per parameter, of its type): also write DIR/tangent<i>.npy
+  // (program_jvp).
+  std::vector<std::string> tangent_paths;
 };
 
 // Parses the program, reads and checks the inputs against @main's parameters, runs the backend
@@ -34,6 +37,13 @@ std::vector<Literal> run_program(const RunRequest& request);
 // by the autodiff rules (run_grad.cc); zeros for parameters it does not depend on and for
 // integer and bool parameters.
 std::vector<Literal> program_gradients(const Function& f, const std::vector<Literal>& inputs);
+
+// `--jvp`: the forward-mode derivative of every result of @main at `inputs` along `tangents`
+// (one per parameter, of its type), by the JVP rules (run_grad.cc); integer and bool parameters
+// have no tangent (theirs are ignored), and a result that is not floating or depends on no
+// floating parameter gets zeros.
+std::vector<Literal> program_jvp(const Function& f, const std::vector<Literal>& inputs,
+                                 const std::vector<Literal>& tangents);
 
 // Names of the backends `--backend` accepts, comma-separated.
 std::string backend_list();

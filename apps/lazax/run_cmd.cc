@@ -16,13 +16,16 @@ namespace lazax::cli {
 
 const char* const kRunUsage =
     "usage: lazax run PROGRAM.lzir [--inputs A.npy,B.npy,...] --out DIR [--backend NAME]\n"
-    "                 [--grad]\n"
+    "                 [--grad] [--jvp T0.npy,T1.npy,...]\n"
     "  Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
     "  parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
     "  (DIR is created if missing). --backend defaults to 'reference'.\n"
     "  --grad also writes DIR/grad0.npy, grad1.npy, ...: the gradient of result 0 (a floating\n"
     "  scalar) with respect to each parameter (zeros where it does not depend on it, and for\n"
-    "  integer parameters), computed by lazax's autodiff rules.\n";
+    "  integer parameters), computed by lazax's autodiff rules.\n"
+    "  --jvp also writes DIR/tangent0.npy, tangent1.npy, ...: the forward-mode derivative of each\n"
+    "  result along the tangents (one per parameter, of its type; those of integer parameters\n"
+    "  are ignored), computed by lazax's JVP rules.\n";
 
 namespace {
 
@@ -89,6 +92,26 @@ std::vector<std::string> split_commas(const std::string& s) {
   }
 }
 
+// The .npy files of `paths`, one per parameter of f, each checked against its parameter's type.
+std::vector<Literal> read_args(const Function& f, const std::vector<std::string>& names,
+                               const std::vector<std::string>& paths, const char* what) {
+  std::vector<Literal> values;
+  for (int i = 0; i < f.num_params(); ++i) {
+    const std::string& path = paths[static_cast<size_t>(i)];
+    Literal v = read_npy(path);
+    const TensorType want = f.param_type(i);
+    if (v.type != want) {
+      std::string msg = std::string("[run] ") + what + " " + std::to_string(i) + " (" +
+                        names[static_cast<size_t>(i)] + ") should be " + want.str() + ", got " +
+                        v.type.str() + " from " + path;
+      if (v.dtype() != want.dtype) throw DTypeError(msg);
+      throw ShapeError(msg);
+    }
+    values.push_back(std::move(v));
+  }
+  return values;
+}
+
 }  // namespace
 
 std::string backend_list() {
@@ -118,19 +141,13 @@ std::vector<Literal> run_program(const RunRequest& req) {
                      std::to_string(req.input_paths.size()) + "; pass one .npy file per parameter "
                      "with --inputs a.npy,b.npy");
   }
-  std::vector<Literal> inputs;
-  for (int i = 0; i < n; ++i) {
-    const std::string& path = req.input_paths[static_cast<size_t>(i)];
-    Literal v = read_npy(path);
-    const TensorType want = f->param_type(i);
-    if (v.type != want) {
-      std::string msg = "[run] input " + std::to_string(i) + " (" + names[static_cast<size_t>(i)] +
-                        ") should be " + want.str() + ", got " + v.type.str() + " from " + path;
-      if (v.dtype() != want.dtype) throw DTypeError(msg);
-      throw ShapeError(msg);
-    }
-    inputs.push_back(std::move(v));
-  }
+  const bool jvp = !req.tangent_paths.empty();
+  if (jvp && static_cast<int>(req.tangent_paths.size()) != n)
+    throw ValueError("[run] --jvp needs one tangent per parameter of @" + f->name() + " (" +
+                     std::to_string(n) + "), got " + std::to_string(req.tangent_paths.size()));
+  std::vector<Literal> inputs = read_args(*f, names, req.input_paths, "input");
+  std::vector<Literal> tangents;
+  if (jvp) tangents = read_args(*f, names, req.tangent_paths, "tangent");
   std::vector<Literal> outputs = make_backend(req.backend)->compile(f)->run(inputs);
 
   std::error_code ec;
@@ -144,6 +161,12 @@ std::vector<Literal> run_program(const RunRequest& req) {
     std::vector<Literal> grads = program_gradients(*f, inputs);
     for (size_t i = 0; i < grads.size(); ++i)
       write_npy((fs::path(req.out_dir) / ("grad" + std::to_string(i) + ".npy")).string(), grads[i]);
+  }
+  if (jvp) {
+    std::vector<Literal> tans = program_jvp(*f, inputs, tangents);
+    for (size_t i = 0; i < tans.size(); ++i)
+      write_npy((fs::path(req.out_dir) / ("tangent" + std::to_string(i) + ".npy")).string(),
+                tans[i]);
   }
   return outputs;
 }
@@ -173,6 +196,9 @@ int run_command(std::span<const std::string> args) {
       }
       if (a == "--inputs") {
         req.input_paths = split_commas(value);
+      } else if (a == "--jvp") {
+        req.tangent_paths = split_commas(value);
+        if (req.tangent_paths.empty()) throw UsageError("--jvp needs the tangent files");
       } else if (a == "--out") {
         if (value.empty()) throw UsageError("--out needs a directory");
         req.out_dir = value;

@@ -1,12 +1,15 @@
-// `lazax run --grad`: the gradient of result 0 of @main with respect to every parameter, by the
-// autodiff rules: the program is replayed on tensors (eval_function) and differentiated with
-// backward(), so a .lzir file can be checked against another framework's gradients.
+// `lazax run --grad` and `--jvp`: the gradient of result 0 of @main with respect to every
+// parameter (reverse mode, backward()) and the derivative of every result along given tangents
+// (forward mode, jvp), by the autodiff rules: the program is replayed on tensors (eval_function),
+// so a .lzir file can be checked against another framework's derivatives.
 #include <string>
+#include <tuple>
 
 #include "cli.h"
-#include "lazax/autodiff/eval_function.h"
-#include "lazax/core/error.h"
 #include "lazax/api/tensor.h"
+#include "lazax/autodiff/eval_function.h"
+#include "lazax/autodiff/transforms.h"
+#include "lazax/core/error.h"
 
 namespace lazax::cli {
 
@@ -35,6 +38,31 @@ std::vector<Literal> program_gradients(const Function& f, const std::vector<Lite
   lazax::sync();
   std::vector<Literal> out;
   for (const Tensor& g : grads) out.push_back(g.literal());
+  return out;
+}
+
+std::vector<Literal> program_jvp(const Function& f, const std::vector<Literal>& inputs,
+                                 const std::vector<Literal>& tangents) {
+  std::vector<Tensor> primals, tans;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    primals.emplace_back(inputs[i]);
+    // An integer parameter has no tangent (JAX's float0): whatever the file holds is not used.
+    tans.push_back(is_floating(inputs[i].dtype())
+                       ? Tensor(tangents[i])
+                       : zeros(primals.back().sizes(), inputs[i].dtype()));
+  }
+  auto [outs, out_tans] =
+      jvp([&f](const std::vector<Tensor>& xs) { return autodiff::eval_function(f, xs); },
+          std::make_tuple(primals), std::make_tuple(tans));
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Tensor& t = out_tans[i];
+    result.push_back(
+        t.defined() && is_floating(outs[i].dtype()) ? t : zeros(outs[i].sizes(), outs[i].dtype()));
+  }
+  lazax::sync();
+  std::vector<Literal> out;
+  for (const Tensor& t : result) out.push_back(t.literal());
   return out;
 }
 

@@ -29,11 +29,19 @@ bool same_type(const Tensor& a, const Tensor& b) {
   return a.defined() && b.defined() && a.impl()->type() == b.impl()->type();
 }
 
+// PyTorch's combination of a dtype with that of a lower-ranked operand (c10's
+// combine_categories): the lower one decides only when its category is higher.
+DType combine_categories(DType higher, DType lower) {
+  if (is_floating(higher)) return higher;
+  if (higher == DType::boolean || is_floating(lower)) return promote_types(higher, lower);
+  return higher;
+}
+
 // Promotes and broadcasts a and b to one type and shape.
 std::pair<Tensor, Tensor> align(const Tensor& a, const Tensor& b, const char* op,
                                 std::optional<DType> force = std::nullopt) {
   if (same_type(a, b) && (!force || *force == a.dtype())) return {a, b};
-  DType t = force ? *force : promote_types(a.dtype(), b.dtype());
+  DType t = force ? *force : result_type(a, b);
   Shape s = broadcast_shapes(a.shape(), b.shape(), op);
   Tensor x = a.dtype() == t ? a : a.to(t);
   Tensor y = b.dtype() == t ? b : b.to(t);
@@ -53,13 +61,29 @@ Tensor binary(OpCode op, const Tensor& a, const Tensor& b) {
   return record_op(binary_op_for(op, x.dtype()), {&x, &y});
 }
 
-// A host scalar next to a tensor is "weak": it does not widen the tensor's dtype, except that a
-// float scalar with an integer/bool tensor gives f32 (as PyTorch).
+// A host scalar next to a tensor. The C++ API takes scalars as `double`, and a double is a
+// floating scalar, as a Python float is in PyTorch (whole or not: `x * 2.0` of an i32 tensor is
+// f32 there too). A floating scalar is a "wrapped number": it ranks below every tensor, so it
+// keeps a floating tensor's dtype (f16 * 2.5 is f16) and makes an integer or bool tensor the
+// default float dtype, f32 (combine_categories with f32). To keep an integer dtype, multiply by
+// a tensor of that dtype (e.g. scalar_tensor(2, DType::i32)).
 Tensor weak_scalar(const Tensor& like, double v) {
-  DType t = like.dtype();
-  if (!is_floating(t) && (v != std::floor(v) || !std::isfinite(v))) t = DType::f32;
-  if (t == DType::boolean) t = DType::i64;
-  return host_scalar(v, t);
+  return host_scalar(v, is_floating(like.dtype()) ? like.dtype() : DType::f32);
+}
+
+// A new handle to a's value, for ops that change nothing (never `a` itself: an in-place op on the
+// result must not write through to a).
+Tensor same_value(const Tensor& a) { return reshape(a, a.sizes()); }
+
+void require_floating(const Tensor& x, const char* op) {
+  if (!is_floating(x.dtype()))
+    throw DTypeError(std::string("[") + op + "] needs a floating tensor, got " + x.type_str() +
+                     " (as PyTorch); convert it first, e.g. x.to(DType::f32)");
+}
+void reject_bool(const Tensor& x, const char* op) {
+  if (x.dtype() == DType::boolean)
+    throw DTypeError(std::string("[") + op + "] does not accept bool tensors, got " + x.type_str() +
+                     " (as PyTorch); convert first, e.g. x.to(DType::i64)");
 }
 
 Tensor unary(OpCode op, const Tensor& a) { return record_op(op, {&a}); }
@@ -73,6 +97,23 @@ Tensor compare(CompareDir dir, const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
+
+// combine_categories(like, i64): floating and integer tensors keep their dtype, bool becomes i64.
+// The value is converted to that dtype here: u8 and i32 wrap (C++20 integer conversion is
+// modular), and host_scalar takes a double.
+Tensor integer_scalar(const Tensor& like, int64_t v) {
+  const DType t = like.dtype() == DType::boolean ? DType::i64 : like.dtype();
+  double value = static_cast<double>(v);
+  if (t == DType::u8) value = static_cast<uint8_t>(v);
+  if (t == DType::i32) value = static_cast<int32_t>(v);
+  return host_scalar(value, t);
+}
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  const bool a0 = a.dim() == 0, b0 = b.dim() == 0;
+  if (a0 == b0) return promote_types(a.dtype(), b.dtype());
+  return a0 ? combine_categories(b.dtype(), a.dtype()) : combine_categories(a.dtype(), b.dtype());
+}
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
@@ -111,17 +152,31 @@ Tensor Tensor::to(DType t) const {
 }
 
 Tensor add(const Tensor& a, const Tensor& b) { return binary(OpCode::add, a, b); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpCode::sub, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) {
+  if (a.defined() && b.defined() && (a.dtype() == DType::boolean || b.dtype() == DType::boolean))
+    throw DTypeError("[sub] subtraction with a bool tensor is not supported (as PyTorch), got " +
+                     a.type_str() + " and " + b.type_str() + "; use where() or convert first");
+  return binary(OpCode::sub, a, b);
+}
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpCode::mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) {
-  DType t = promote_types(a.dtype(), b.dtype());
+  DType t = result_type(a, b);
   auto [x, y] = align(a, b, "div", is_floating(t) ? t : DType::f32);
   return record_op(OpCode::div, {&x, &y});
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
-  DType t = promote_types(a.dtype(), b.dtype());
-  auto [x, y] = align(a, b, "pow", is_floating(t) ? t : DType::f32);
-  return record_op(OpCode::pow, {&x, &y});
+  DType t = result_type(a, b);
+  if (t == DType::boolean)
+    throw DTypeError("[pow] does not accept two bool tensors (as PyTorch), got " + a.type_str() +
+                     " and " + b.type_str());
+  if (is_floating(t)) {
+    auto [x, y] = align(a, b, "pow", t);
+    return record_op(OpCode::pow, {&x, &y});
+  }
+  // Integer powers stay integers (as PyTorch): computed in f64, exact while the result is below
+  // 2^53, and wrapped to t through i64 as integer arithmetic wraps.
+  auto [x, y] = align(a, b, "pow", DType::f64);
+  return record_op(OpCode::pow, {&x, &y}).to(DType::i64).to(t);
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   DType t = promote_types(a.dtype(), b.dtype());
@@ -129,10 +184,14 @@ Tensor atan2(const Tensor& a, const Tensor& b) {
   return record_op(OpCode::atan2, {&y, &x});
 }
 Tensor pow(const Tensor& a, double e) {
-  if (e == 2.0) return a * a;
-  if (e == 1.0) return a;
-  if (e == 0.5) return sqrt(a);
-  return pow(a, weak_scalar(a.to(is_floating(a.dtype()) ? a.dtype() : DType::f32), e));
+  // A floating exponent makes an integer or bool base f32 (weak_scalar). PyTorch computes x^2 as
+  // x * x, x^0.5 as sqrt(x) and x^-0.5 as rsqrt(x) (so pow(-0.0, 0.5) is -0.0 there, and
+  // pow(-inf, -0.5) NaN), and so does this.
+  Tensor x = is_floating(a.dtype()) ? a : a.to(DType::f32);
+  if (e == 2.0) return x * x;
+  if (e == 0.5) return sqrt(x);
+  if (e == -0.5) return rsqrt(x);
+  return pow(x, weak_scalar(x, e));
 }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpCode::max, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpCode::min, a, b); }
@@ -153,7 +212,9 @@ Tensor Tensor::operator-() const { return neg(*this); }
 
 Tensor neg(const Tensor& a) { return unary(OpCode::neg, a); }
 Tensor abs(const Tensor& a) { return unary(OpCode::abs, a); }
-Tensor sign(const Tensor& a) { return unary(OpCode::sign, a); }
+Tensor sign(const Tensor& a) {
+  return a.defined() && a.dtype() == DType::boolean ? same_value(a) : unary(OpCode::sign, a);
+}
 Tensor exp(const Tensor& a) { return unary_float(OpCode::exp, a); }
 Tensor log(const Tensor& a) { return unary_float(OpCode::log, a); }
 Tensor log1p(const Tensor& a) { return unary_float(OpCode::log1p, a); }
@@ -165,13 +226,44 @@ Tensor rsqrt(const Tensor& a) { return unary_float(OpCode::rsqrt, a); }
 Tensor sin(const Tensor& a) { return unary_float(OpCode::sin, a); }
 Tensor cos(const Tensor& a) { return unary_float(OpCode::cos, a); }
 Tensor erf(const Tensor& a) { return unary_float(OpCode::erf, a); }
-Tensor floor(const Tensor& a) { return is_floating(a.dtype()) ? unary(OpCode::floor, a) : a; }
-Tensor round(const Tensor& a) { return is_floating(a.dtype()) ? unary(OpCode::round, a) : a; }
-Tensor square(const Tensor& a) { return a * a; }
+Tensor floor(const Tensor& a) {
+  reject_bool(a, "floor");
+  return is_floating(a.dtype()) ? unary(OpCode::floor, a) : same_value(a);
+}
+// Half to even, as torch.round (the `round` primitive rounds half away from zero, as lax): where
+// x is a tie (|r - x| = 0.5) and r = round(x) is odd, the even neighbour toward zero is
+// sign(x) * (|r| - 1), which keeps the sign of a zero (round(-0.5) is -0.0). The arithmetic is
+// exact: ties exist only below 2^(mantissa bits), where every integer is representable.
+Tensor round(const Tensor& a) {
+  reject_bool(a, "round");
+  if (!is_floating(a.dtype())) return same_value(a);
+  Tensor r = unary(OpCode::round, a);
+  Tensor tie = eq(abs(r - a), host_scalar(0.5, a.dtype()));
+  Tensor odd = ne(r - 2.0 * floor(r * 0.5), host_scalar(0.0, a.dtype()));
+  return where(tie * odd, sign(a) * (abs(r) - 1.0), r);  // bool * bool: and
+}
+Tensor square(const Tensor& a) {
+  Tensor x = a.defined() && a.dtype() == DType::boolean ? a.to(DType::i64) : a;  // PyTorch: i64
+  return x * x;
+}
+// x kept on one side of a bound b: b where x is beyond it, x where x is within (ties included:
+// the gradient is 1 there, as PyTorch's clamp and relu), and x detached where neither holds
+// (NaN: its value stays, its gradient is 0, as PyTorch's).
+Tensor bounded(const Tensor& x, const Tensor& b, bool lower) {
+  Tensor within = lower ? ge(x, b) : le(x, b);
+  Tensor beyond = lower ? lt(x, b) : gt(x, b);
+  return where(within, x, where(beyond, b, x.detach()));
+}
+
+// As PyTorch: min(max(x, lo), hi) (so hi wins when lo > hi) and NaN stays NaN. Integer tensors
+// become f32, since the bounds are floating scalars.
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
+  if (!lo && !hi)
+    throw ValueError("[clamp] needs a min or a max (or both), got neither (tensor " + a.type_str() +
+                     ")");
   Tensor r = a;
-  if (lo) r = maximum(r, weak_scalar(r, *lo));
-  if (hi) r = minimum(r, weak_scalar(r, *hi));
+  if (lo) r = bounded(r, weak_scalar(r, *lo), true);
+  if (hi) r = bounded(r, weak_scalar(r, *hi), false);
   return r;
 }
 
@@ -201,9 +293,19 @@ Tensor where(const Tensor& cond, const Tensor& a, double b) {
   return where(cond, a, weak_scalar(a, b));
 }
 
-Tensor relu(const Tensor& x) { return maximum(x, weak_scalar(x, 0.0)); }
-Tensor silu(const Tensor& x) { return x * sigmoid(x); }
+// As PyTorch: -0.0 and NaN are kept, the gradient is 0 at 0 and at NaN (the kept values are
+// detached), the dtype is x's, and bool is refused.
+Tensor relu(const Tensor& x) {
+  reject_bool(x, "relu");
+  Tensor zero = host_scalar(0.0, x.dtype());
+  return where(gt(x, zero), x, where(lt(x, zero), zero, x.detach()));
+}
+Tensor silu(const Tensor& x) {
+  require_floating(x, "silu");
+  return x * sigmoid(x);
+}
 Tensor gelu(const Tensor& x, bool tanh_approximation) {
+  require_floating(x, "gelu");
   if (tanh_approximation) {
     const double k = std::sqrt(2.0 / M_PI);
     return 0.5 * x * (1.0 + tanh(k * (x + 0.044715 * x * x * x)));

@@ -21,7 +21,9 @@ void require_floating(const Tensor& x, const char* op) {
 // log_softmax and logsumexp do not depend on the shift, so its gradient is exactly zero: the max
 // is taken of x detached (as JAX's stop_gradient), which spares the backward the max's VJP (a
 // mask, a count and a division per call) and assume_pure two residuals.
+// An empty dim has no max to take and nothing to shift.
 Tensor shifted(const Tensor& x, int64_t dim) {
+  if (x.dim() > 0 && x.size(dim) == 0) return x;
   return x - amax(x.detach(), {dim}, /*keepdim=*/true);
 }
 
@@ -84,7 +86,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
   Tensor classes = record_op(OpCode::iota, {}, IotaAttrs{DType::i64, Shape{n, c}, 1});
   Tensor hot = eq(classes, targets.to(DType::i64).unsqueeze(1));
   Tensor picked = sum(where(hot, lsm, 0.0), {1});
-  return -mean(picked);
+  return 0.0 - mean(picked);  // not -mean: a zero loss is +0.0, as PyTorch's
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& ids) {

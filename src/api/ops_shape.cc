@@ -348,6 +348,12 @@ Tensor tril_mask(int64_t n, int64_t m) {
 
 Tensor Tensor::reshape(const std::vector<int64_t>& s) const { return lazax::reshape(*this, s); }
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const { return lazax::transpose(*this, d0, d1); }
+Tensor Tensor::t() const {
+  if (dim() > 2)
+    throw_shape("t", "expects a tensor with at most 2 dimensions, got " + type_str() +
+                         "; use transpose(d0, d1) or permute");
+  return dim() < 2 ? alias(*this) : lazax::transpose(*this, 0, 1);
+}
 Tensor Tensor::permute(const std::vector<int64_t>& d) const { return lazax::permute(*this, d); }
 Tensor Tensor::unsqueeze(int64_t d) const { return lazax::unsqueeze(*this, d); }
 Tensor Tensor::squeeze(int64_t d) const { return lazax::squeeze(*this, d); }

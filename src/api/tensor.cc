@@ -36,6 +36,9 @@ bool Tensor::is_pending() const { return checked(*this, "is_pending").is_pending
 std::string Tensor::type_str() const { return defined() ? impl_->type().str() : "undefined"; }
 
 int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0)
+    throw ShapeError("[size] dimension " + std::to_string(d) + " of a 0-d tensor " + type_str() +
+                     ": it has no dimensions");
   return shape()[static_cast<size_t>(norm_dim(d, dim(), "size"))];
 }
 
@@ -242,12 +245,31 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
 }
 }  // namespace
 
-Tensor& Tensor::add_(const Tensor& o) { return rebind(*this, *this + o, "add_"); }
-Tensor& Tensor::add_(double v) { return rebind(*this, *this + v, "add_"); }
-Tensor& Tensor::sub_(const Tensor& o) { return rebind(*this, *this - o, "sub_"); }
-Tensor& Tensor::mul_(const Tensor& o) { return rebind(*this, *this * o, "mul_"); }
-Tensor& Tensor::mul_(double v) { return rebind(*this, *this * v, "mul_"); }
-Tensor& Tensor::div_(double v) { return rebind(*this, *this / v, "div_"); }
+namespace {
+// PyTorch's can_cast for the result of an in-place arithmetic op: not floating into an integer
+// tensor, not anything but bool into a bool tensor (it would silently truncate).
+const Tensor& castable(const Tensor& self, const Tensor& result, const char* op) {
+  const DType to = self.dtype(), from = result.dtype();
+  if ((is_floating(from) && !is_floating(to)) || (to == DType::boolean && from != to))
+    throw DTypeError(std::string("[") + op + "] the result type " + std::string(dtype_name(from)) +
+                     " cannot be cast to the in-place target " + self.type_str() +
+                     " (as PyTorch); use the out-of-place op and convert explicitly");
+  return result;
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o) {
+  return rebind(*this, castable(*this, *this + o, "add_"), "add_");
+}
+Tensor& Tensor::add_(double v) { return rebind(*this, castable(*this, *this + v, "add_"), "add_"); }
+Tensor& Tensor::sub_(const Tensor& o) {
+  return rebind(*this, castable(*this, *this - o, "sub_"), "sub_");
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  return rebind(*this, castable(*this, *this * o, "mul_"), "mul_");
+}
+Tensor& Tensor::mul_(double v) { return rebind(*this, castable(*this, *this * v, "mul_"), "mul_"); }
+Tensor& Tensor::div_(double v) { return rebind(*this, castable(*this, *this / v, "div_"), "div_"); }
 Tensor& Tensor::copy_(const Tensor& src) {
   checked(src, "copy_");
   return rebind(*this, broadcast_to_shape(src, shape(), "copy_"), "copy_");
@@ -255,7 +277,9 @@ Tensor& Tensor::copy_(const Tensor& src) {
 Tensor& Tensor::zero_() { return rebind(*this, zeros_like(*this), "zero_"); }
 Tensor& Tensor::fill_(double v) { return rebind(*this, full(sizes(), v, dtype()), "fill_"); }
 
-Tensor Tensor::clone() const { return *this + 0.0; }
+// A new handle to the same value (an identity on the tape when it requires grad): unlike x + 0,
+// it keeps the dtype and the sign of zeros.
+Tensor Tensor::clone() const { return lazax::reshape(*this, sizes()); }
 Tensor Tensor::detach() const {
   checked(*this, "detach");
   return impl_->is_pending() ? make_pending(impl_->pending()) : Tensor(impl_->data());

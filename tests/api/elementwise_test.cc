@@ -14,7 +14,11 @@ TEST(Promotion, MixedDtypes) {
   EXPECT_EQ(values(f + i, DType::f32, {2}), (std::vector<double>{2.5, 4.5}));
   EXPECT_EQ(values(i * f, DType::f32, {2}), (std::vector<double>{1, 4.5}));
   EXPECT_EQ(values(j * 2.5, DType::f32, {2}), (std::vector<double>{10, 12.5}));
-  EXPECT_EQ(values(j * 2.0, DType::i32, {2}), (std::vector<double>{8, 10}));  // weak int scalar
+  // A double is a floating scalar, whole or not (as a Python float in PyTorch).
+  EXPECT_EQ(values(j * 2.0, DType::f32, {2}), (std::vector<double>{8, 10}));
+  EXPECT_EQ(values(j * scalar_tensor(2, DType::i64), DType::i32, {2}),
+            (std::vector<double>{8, 10}));
+  EXPECT_EQ(values(f.to(DType::f16) * 2.0, DType::f16, {2}), (std::vector<double>{1, 3}));
   EXPECT_EQ(values(2.5 - j, DType::f32, {2}), (std::vector<double>{-1.5, -2.5}));
   EXPECT_EQ(values(j + i, DType::i64, {2}), (std::vector<double>{6, 8}));
   EXPECT_EQ(values(u + j, DType::i32, {2}), (std::vector<double>{254, 12}));
@@ -30,10 +34,42 @@ TEST(Promotion, Bools) {
   EXPECT_EQ(values(a + b, DType::boolean, {4}), (std::vector<double>{1, 1, 1, 0}));  // or
   EXPECT_EQ(values(a * b, DType::boolean, {4}), (std::vector<double>{1, 0, 0, 0}));  // and
   EXPECT_EQ(values(a + a.to(DType::i32), DType::i32, {4}), (std::vector<double>{2, 2, 0, 0}));
-  EXPECT_EQ(values(a * 3.0, DType::i64, {4}), (std::vector<double>{3, 3, 0, 0}));
+  EXPECT_EQ(values(a * 3.0, DType::f32, {4}), (std::vector<double>{3, 3, 0, 0}));
+  EXPECT_EQ(values(a * scalar_tensor(3, DType::i64), DType::i64, {4}),
+            (std::vector<double>{3, 3, 0, 0}));
   EXPECT_EQ(values(a * 0.5, DType::f32, {4}), (std::vector<double>{0.5, 0.5, 0, 0}));
   expect_error<DTypeError>([&] { (void)(a - b); }, {"[sub]", "bool"});
+  expect_error<DTypeError>([&] { (void)(a - 1.5); }, {"[sub]", "bool"});  // any bool operand
   EXPECT_EQ(values(maximum(a, b), DType::boolean, {4}), (std::vector<double>{1, 1, 1, 0}));
+}
+
+// A 0-d tensor next to one with dimensions changes the dtype only when its category is higher.
+TEST(Promotion, ZeroDimTensorsRankBelowDimensionedOnes) {
+  Tensor h = from_vector<float>({1.5f, 2}, {2}).to(DType::f16);
+  Tensor i = from_vector<int32_t>({4, 5}, {2});
+  EXPECT_EQ((h + scalar_tensor(0.5, DType::f64)).dtype(), DType::f16);
+  EXPECT_EQ((scalar_tensor(0.5, DType::f64) * h).dtype(), DType::f16);
+  EXPECT_EQ((i + scalar_tensor(1, DType::i64)).dtype(), DType::i32);
+  EXPECT_EQ(values(i + scalar_tensor(0.5, DType::f64), DType::f64, {2}),
+            (std::vector<double>{4.5, 5.5}));
+  EXPECT_EQ((i.to(DType::boolean) + scalar_tensor(2, DType::u8)).dtype(), DType::u8);
+  EXPECT_EQ((scalar_tensor(1, DType::i32) + scalar_tensor(1, DType::i64)).dtype(), DType::i64);
+  EXPECT_EQ(lt(h, scalar_tensor(1.75, DType::f64)).dtype(), DType::boolean);
+}
+
+// In-place arithmetic refuses a result its target cannot hold (PyTorch's can_cast).
+TEST(Promotion, InPlaceKeepsTheTargetsKind) {
+  Tensor i = from_vector<int32_t>({4, 5}, {2});
+  expect_error<DTypeError>([&] { i.add_(1.0); }, {"[add_]", "f32", "i32[2]"});
+  expect_error<DTypeError>([&] { i.mul_(from_vector<float>({1, 2}, {2})); }, {"[mul_]"});
+  Tensor b = from_vector<bool>({true, false}, {2});
+  expect_error<DTypeError>([&] { b.add_(i); }, {"[add_]", "bool"});
+  EXPECT_EQ(values(i, DType::i32, {2}), (std::vector<double>{4, 5}));  // unchanged
+  i.add_(from_vector<int64_t>({1, 1}, {2}));                           // i64 into i32: fine
+  EXPECT_EQ(values(i, DType::i32, {2}), (std::vector<double>{5, 6}));
+  Tensor f = from_vector<float>({1, 2}, {2}).to(DType::f16);
+  f.div_(4.0);
+  EXPECT_EQ(values(f, DType::f16, {2}), (std::vector<double>{0.25, 0.5}));
 }
 
 TEST(Broadcasting, ShapesAndZeroDimTensors) {
@@ -87,4 +123,22 @@ TEST(Composites, ActivationsMatchFormulas) {
   expect_near(values(gelu(x), DType::f32, {5}), gelu_w, 1e-6);
   EXPECT_EQ(values(relu(from_vector<int32_t>({-1, 2}, {2})), DType::i32, {2}),
             (std::vector<double>{0, 2}));
+  std::vector<double> tanh_w;
+  for (float f : v) {
+    double d = f;
+    tanh_w.push_back(0.5 * d * (1 + std::tanh(std::sqrt(2 / M_PI) * (d + 0.044715 * d * d * d))));
+  }
+  expect_near(values(gelu(x, /*tanh_approximation=*/true), DType::f32, {5}), tanh_w, 1e-6);
+}
+
+TEST(Elementwise, RoundIsHalfToEvenAndClampKeepsPyTorchsOrder) {
+  Tensor x = from_vector<float>({0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -0.3f, 0.7f, 3.2f}, {8});
+  Tensor r = round(x);
+  EXPECT_EQ(values(r, DType::f32, {8}), (std::vector<double>{0, 2, 2, -0.0, -2, -0.0, 1, 3}));
+  EXPECT_TRUE(std::signbit(r.to_vector<double>()[3]));  // round(-0.5) is -0.0
+  expect_near(values(clamp(x, -1.0, 2.0), DType::f32, {8}), {0.5, 1.5, 2, -0.5, -1, -0.3, 0.7, 2});
+  EXPECT_EQ(values(clamp(x, 2.0, -1.0), DType::f32, {8}), std::vector<double>(8, -1.0));  // hi wins
+  EXPECT_EQ(values(clamp(from_vector<int32_t>({-3, 9}, {2}), 0.0, 5.0), DType::f32, {2}),
+            (std::vector<double>{0, 5}));
+  expect_error<ValueError>([&] { (void)clamp(x, std::nullopt, std::nullopt); }, {"[clamp]"});
 }

@@ -109,6 +109,23 @@ if r.returncode == 0:
         print("FAIL good run values:", got0, got1)
 check("--flag=value spelling", ["run", P, f"--inputs={X},{W}", f"--out={out}", "--backend=reference"], 0,
       "out0.npy", stream="stdout")
+# --jvp: one tangent per parameter, of its type; tangent<i>.npy per result.
+np.save(path("tx.npy"), np.ones((2, 3), np.float32))
+np.save(path("tw.npy"), np.zeros((3, 4), np.float32))
+check("--jvp with too few tangents", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp", X], 1,
+      "--jvp needs one tangent per parameter of @main (2), got 1")
+check("--jvp with a tangent of the wrong type", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp",
+                                                 f"{path('x64.npy')},{W}"], 1,
+      "[run] tangent 0 (%x) should be f32[2,3], got f64[2,3]")
+check("--jvp without files", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp="], 2, "--jvp needs")
+r = check("--jvp", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp", f"{path('tx.npy')},{path('tw.npy')}"],
+          0, "out0.npy", stream="stdout")
+checks += 1
+if r.returncode == 0:  # d(x @ w) = dx @ w + x @ dw, d(-x) = -dx
+    t0, t1 = np.load(os.path.join(out, "tangent0.npy")), np.load(os.path.join(out, "tangent1.npy"))
+    if not (np.allclose(t0, np.ones((2, 3)) @ w, rtol=1e-6, atol=1e-6) and np.array_equal(t1, -np.ones((2, 3)))):
+        failures.append("--jvp values")
+        print("FAIL --jvp values:", t0, t1)
 check("demo", ["demo"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
 check("demo with arguments", ["demo", "x"], 2, "demo takes no arguments")
 

@@ -5,8 +5,10 @@ usage: torch_agreement.py PATH/TO/lazax SCRATCH_DIR [CASE_NAME_SUBSTRING]
 For every case this script writes a program in the text form (docs/IR.md) and its inputs as .npy
 (fixed seed), runs `lazax run`, and compares the outputs with PyTorch (or NumPy where torch has
 no direct equivalent) computed in float64 from the same input values. Floating results must agree
-within rtol/atol (f32: 1e-5/1e-6, f64: 1e-12/1e-12, f16: 1e-3/1e-3) with NaNs in the same places;
-integer and bool results exactly. Run by ctest as apps.torch_agreement with Debian's python3.
+within rtol/atol (f32: 1e-5/1e-6, f64: 1e-12/1e-12, f16: 1e-3/1e-3, bf16: 1e-2/1e-5) with NaNs in
+the same places; integer and bool results exactly. bf16 programs (torch_agreement_dtype_cases.py)
+convert f32 inputs to bf16 and their bf16 result back to f32: the expected dtype "bf16" means f32
+values compared with the reference rounded to bf16. Run by ctest as apps.torch_agreement with Debian's python3.
 """
 import os
 import shutil
@@ -22,21 +24,30 @@ from torch_agreement_cases import all_cases
 LAZAX, SCRATCH = sys.argv[1], sys.argv[2]
 ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
 
-TOL = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-12), np.float16: (1e-3, 1e-3)}
+TOL = {np.float32: (1e-5, 1e-6), np.float64: (1e-12, 1e-12), np.float16: (1e-3, 1e-3), "bf16": (1e-2, 1e-5)}
+
+
+def rounded(want, want_dtype):
+    """The float64 reference rounded once to the result dtype (so overflow gives inf there too)."""
+    with np.errstate(all="ignore"):
+        if want_dtype == "bf16":
+            return torch.from_numpy(want.astype(np.float64)).to(torch.bfloat16).double().numpy()
+        return want.astype(want_dtype).astype(np.float64)
 
 
 def compare(got, want, want_dtype):
     """Returns None when `got` agrees with `want` (declared dtype `want_dtype`), else why not."""
-    if got.dtype != np.dtype(want_dtype):
-        return f"dtype {got.dtype}, expected {np.dtype(want_dtype)}"
+    bf16 = isinstance(want_dtype, str) and want_dtype == "bf16"
+    file_dtype = np.dtype(np.float32 if bf16 else want_dtype)
+    if got.dtype != file_dtype:
+        return f"dtype {got.dtype}, expected {file_dtype}"
     want = np.asarray(want)
     if got.shape != want.shape:
         return f"shape {got.shape}, expected {want.shape}"
-    if np.dtype(want_dtype).kind == "f":
-        rtol, atol = TOL[np.dtype(want_dtype).type]
-        # The float64 reference rounded once to the result dtype (so overflow gives inf there too).
+    if bf16 or file_dtype.kind == "f":
+        rtol, atol = TOL["bf16" if bf16 else file_dtype.type]
         with np.errstate(all="ignore"):
-            g, w = got.astype(np.float64), want.astype(want_dtype).astype(np.float64)
+            g, w = got.astype(np.float64), rounded(want, want_dtype)
         nan_g, nan_w = np.isnan(g), np.isnan(w)
         with np.errstate(all="ignore"):
             # isclose treats equal infinities as close and inf vs finite as far, as wanted.

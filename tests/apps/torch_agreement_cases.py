@@ -321,6 +321,7 @@ def indexing_cases(rng):
 
 
 def all_cases(rng):
+    from torch_agreement_dtype_cases import dtype_cases  # (it imports this module)
     with np.errstate(all="ignore"):
         return (elementwise_cases(rng) + reduction_cases(rng) + dot_cases(rng) + indexing_cases(rng) +
-                shape_cases(rng))
+                shape_cases(rng) + dtype_cases(rng))

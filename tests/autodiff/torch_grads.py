@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""Agreement of lazax's gradients (`lazax run --grad`) with torch.autograd on random inputs.
+"""Agreement of lazax's derivatives (`lazax run --grad` and `--jvp`) with torch.autograd.
 
 usage: torch_grads.py PATH/TO/lazax SCRATCH_DIR [CASE_NAME_SUBSTRING]
 Every case is a program in the text form (docs/IR.md) built from one primitive (or a composite:
-softmax, cross entropy, layer norm, attention...). The script appends a random cotangent input
-%ct and differentiates loss = reduce_sum(result * ct), so the full vector-Jacobian product is
-checked, not just a sum. `lazax run --grad` writes one gradient per parameter; PyTorch computes
-the same loss from the same values (float64 mostly) with torch.autograd.grad. Gradients must
-agree within rtol/atol (f64: 1e-9/1e-10, f32: 1e-4/1e-5); integer parameters get zeros.
-Prints one line per case and `N passed, M failed`; exits non-zero on any failure.
+softmax, cross entropy, layer norm, attention...). Reverse mode: the script appends a random
+cotangent input %ct and differentiates loss = reduce_sum(result * ct), so the full
+vector-Jacobian product is checked, not just a sum; `lazax run --grad` writes one gradient per
+parameter. Forward mode: the program without the loss is run with `--jvp` and random tangents,
+and its output tangent is compared with torch.autograd.functional.jvp. PyTorch computes from the
+same values in float64. Derivatives must agree within rtol/atol (f64: 1e-9/1e-10, f32:
+1e-4/1e-5, f16 parameters 1e-2/1e-2, and the case's own for the bf16/f16 programs, which
+convert f64 inputs holding bf16/f16 values and compute in that dtype); integer parameters get
+zeros. Prints one line per case and `N passed, M failed`; exits non-zero on any failure.
 """
 import math
 import os
@@ -23,143 +26,16 @@ import torch.nn.functional as F
 LAZAX, SCRATCH = sys.argv[1], sys.argv[2]
 ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
 
-F32, F64, I32, I64, BOOL = np.float32, np.float64, np.int32, np.int64, np.bool_
-LZ = {F32: "f32", F64: "f64", I32: "i32", I64: "i64", BOOL: "bool"}
-TOL = {F64: (1e-9, 1e-10), F32: (1e-4, 1e-5)}
-RNG = np.random.default_rng(7)
+from torch_grads_lib import (BF16, BOOL, F16, F32, F64, I32, I64, RNG, TOL, Prog, T, binary, bcast, const, dot,
+                             log_softmax, normal, reduce, softmax, unary, uniform)
 
-
-def ty(dtype, shape):
-    return f"{LZ[np.dtype(dtype).type]}[{','.join(str(int(d)) for d in shape)}]"
-
-
-def ints(v):
-    return "[" + ", ".join(str(int(x)) for x in v) + "]"
-
-
-# ---- a tiny program builder: values know their dtype and shape ----
-class V:
-    def __init__(self, name, dtype, shape):
-        self.name, self.dtype, self.shape = name, np.dtype(dtype).type, tuple(int(d) for d in shape)
-
-
-class Prog:
-    def __init__(self):
-        self.params, self.lines, self.n = [], [], 0
-
-    def param(self, arr):
-        v = V(f"%a{len(self.params)}", arr.dtype, arr.shape)
-        self.params.append(v)
-        return v
-
-    def op(self, op, operands, attrs="", dtype=None, shape=None):
-        like = operands[1] if op == "select" else operands[0] if operands else None
-        dtype = like.dtype if dtype is None else dtype
-        shape = like.shape if shape is None else shape
-        return self.op_multi(op, operands, attrs, [(dtype, shape)])[0]
-
-    def op_multi(self, op, operands, attrs, types):
-        name = f"%v{self.n}"
-        self.n += 1
-        attr = f" {{{attrs}}}" if attrs else ""
-        args = ", ".join(o.name for o in operands)
-        if len(types) == 1:
-            self.lines.append(f"{name} = {op}({args}){attr} : {ty(*types[0])}")
-            return [V(name, *types[0])]
-        tys = ", ".join(ty(*t) for t in types)
-        self.lines.append(f"{name}:{len(types)} = {op}({args}){attr} : ({tys})")
-        return [V(f"{name}#{i}", *t) for i, t in enumerate(types)]
-
-    def text(self, result):
-        sig = ", ".join(f"{p.name}: {ty(p.dtype, p.shape)}" for p in self.params)
-        body = "".join(f"  {l}\n" for l in self.lines)
-        return f"func @main({sig}) -> ({ty(result.dtype, result.shape)}) {{\n{body}  return {result.name}\n}}\n"
-
-
-# NumPy-style helpers over primitives (explicit broadcast_in_dim, as lax).
-def const(p, value, dtype=F64, shape=()):
-    vals = np.asarray(value, dtype=np.float64).reshape(-1)
-    text = ", ".join(repr(float(x)) if np.dtype(dtype).kind == "f" else str(int(x)) for x in vals)
-    return p.op("constant", [], f"value={ty(dtype, shape)} [{text}]", dtype, shape)
-
-
-def bcast(p, v, shape):
-    shape = tuple(shape)
-    if v.shape == shape:
-        return v
-    off = len(shape) - len(v.shape)
-    dims = list(range(off, len(shape)))
-    return p.op("broadcast_in_dim", [v], f"shape=[{','.join(str(d) for d in shape)}], broadcast_dimensions={ints(dims)}",
-                v.dtype, shape)
-
-
-def binary(p, op, a, b):
-    if not isinstance(b, V):
-        b = const(p, b, a.dtype)
-    if not isinstance(a, V):
-        a = const(p, a, b.dtype)
-    shape = np.broadcast_shapes(a.shape, b.shape)
-    return p.op(op, [bcast(p, a, shape), bcast(p, b, shape)], "", a.dtype, shape)
-
-
-def unary(p, op, a):
-    return p.op(op, [a])
-
-
-def reduce(p, op, a, axes, keepdims=False):
-    axes = [ax % len(a.shape) for ax in axes]
-    shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
-    r = p.op(op, [a], f"axes={ints(axes)}", a.dtype, shape)
-    if keepdims:
-        r = reshape(p, r, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
-    return r
-
-
-def reshape(p, a, shape):
-    return p.op("reshape", [a], f"new_sizes=[{','.join(str(d) for d in shape)}]", a.dtype, shape)
-
-
-def dot(p, a, b, lb, rb, lc, rc):
-    shape = [a.shape[i] for i in lb]
-    shape += [d for i, d in enumerate(a.shape) if i not in lb + lc]
-    shape += [d for i, d in enumerate(b.shape) if i not in rb + rc]
-    attrs = f"lhs_batch={ints(lb)}, rhs_batch={ints(rb)}, lhs_contracting={ints(lc)}, rhs_contracting={ints(rc)}"
-    return p.op("dot_general", [a, b], attrs, a.dtype, shape)
-
-
-def softmax(p, x, axis):
-    s = binary(p, "sub", x, reduce(p, "reduce_max", x, [axis], True))
-    e = unary(p, "exp", s)
-    return binary(p, "div", e, reduce(p, "reduce_sum", e, [axis], True))
-
-
-def log_softmax(p, x, axis):
-    s = binary(p, "sub", x, reduce(p, "reduce_max", x, [axis], True))
-    return binary(p, "sub", s, unary(p, "log", reduce(p, "reduce_sum", unary(p, "exp", s), [axis], True)))
-
-
-# ---- inputs ----
-def normal(*shape, dtype=F64, away=0.0):
-    x = RNG.normal(0, 1, shape)
-    if away:
-        x = np.sign(x) * (away + np.abs(x))
-    return x.astype(dtype)
-
-
-def uniform(lo, hi, *shape, dtype=F64):
-    return RNG.uniform(lo, hi, shape).astype(dtype)
-
-
-def T(a):
-    return torch.from_numpy(np.array(a))
-
-
-# A case: name, inputs, build(prog, *params) -> V, reference(*torch tensors) -> tensor.
+# A case: name, inputs, build(prog, *params) -> V, reference(*torch tensors) -> tensor, and the
+# (rtol, atol) that replace the parameters' dtype tolerances (None: those).
 CASES = []
 
 
-def case(name, inputs, build, ref):
-    CASES.append((name, inputs, build, ref))
+def case(name, inputs, build, ref, tol=None):
+    CASES.append((name, inputs, build, ref, tol))
 
 
 def one_op(op, attrs="", dtype=None, shape=None):
@@ -416,8 +292,87 @@ case("gelu_erf", [normal(3, 4)],
      F.gelu)
 
 
+# ---- bf16 and f16: the program converts its (f64) inputs, computes in the low dtype and
+# converts the result back, so the VJP and JVP rules run in that dtype ----
+def low(dtype, values):
+    """f64 values that `dtype` represents exactly."""
+    tdt = torch.bfloat16 if dtype == BF16 else torch.float16
+    return torch.from_numpy(np.asarray(values, np.float64)).to(tdt).double().numpy()
+
+
+def in_dtype(dtype, build):
+    def b(p, *params):
+        conv = [p.op("convert", [x], f"dtype={'bf16' if dtype == BF16 else 'f16'}", dtype) if x.dtype == F64 else x
+                for x in params]
+        out = build(p, *conv)
+        return p.op("convert", [out], "dtype=f64", F64)
+    return b
+
+
+LOW_TOL = {BF16: (4e-2, 4e-2), F16: (5e-3, 5e-3)}
+for dt in [BF16, F16]:
+    tag = "bf16" if dt == BF16 else "f16"
+    for op in ["exp", "tanh", "logistic", "log", "sqrt", "sin", "erf", "abs"]:
+        fn, make = UNARY[op]
+        case(f"{op}_{tag}", [low(dt, make((3, 4)))], in_dtype(dt, one_op(op)), fn, LOW_TOL[dt])
+    for op in ["add", "mul", "div", "pow", "max"]:
+        fn, ma, mb = BINARY[op]
+        case(f"{op}_{tag}", [low(dt, ma(2, 5)), low(dt, mb(2, 5))], in_dtype(dt, one_op(op)), fn, LOW_TOL[dt])
+    case(f"reduce_sum_{tag}", [low(dt, normal(3, 4))], in_dtype(dt, lambda p, x: reduce(p, "reduce_sum", x, [1])),
+         lambda x: x.sum(1), LOW_TOL[dt])
+    case(f"reduce_max_{tag}", [low(dt, normal(3, 4))], in_dtype(dt, lambda p, x: reduce(p, "reduce_max", x, [0])),
+         lambda x: x.amax(0), LOW_TOL[dt])
+    case(f"dot_general_{tag}", [low(dt, normal(3, 4)), low(dt, normal(4, 2))],
+         in_dtype(dt, lambda p, a, b: dot(p, a, b, [], [], [1], [0])), torch.matmul, LOW_TOL[dt])
+    case(f"softmax_{tag}", [low(dt, normal(3, 4))], in_dtype(dt, lambda p, x: softmax(p, x, 1)),
+         lambda x: torch.softmax(x, 1), LOW_TOL[dt])
+    case(f"cumsum_{tag}", [low(dt, normal(3, 4))], in_dtype(dt, one_op("cumsum", "axis=1, reverse=false")),
+         lambda x: torch.cumsum(x, 1), LOW_TOL[dt])
+    case(f"gather_{tag}", [low(dt, normal(5, 3)), ids],
+         in_dtype(dt, one_op("gather", "offset_dims=[2], collapsed_slice_dims=[0], start_index_map=[0], "
+                                       "slice_sizes=[1, 3], mode=fill", shape=(2, 2, 3))),
+         lambda w, i: w[i[..., 0]], LOW_TOL[dt])
+# f16 parameters themselves: gradients and tangents in f16.
+for op in ["exp", "tanh", "neg"]:
+    fn, make = UNARY[op]
+    case(f"{op}_f16_params", [make((3, 4)).astype(F16)], one_op(op), fn)
+case("mul_f16_params", [normal(2, 3, dtype=F16), normal(2, 3, dtype=F16)], one_op("mul"), torch.mul)
+# Empty and size-1 shapes.
+case("exp_empty", [normal(0, 3)], one_op("exp"), torch.exp)
+case("reduce_sum_empty_axis", [normal(0, 3)], lambda p, x: reduce(p, "reduce_sum", x, [0]), lambda x: x.sum(0))
+case("dot_general_empty_contraction", [normal(2, 0), normal(0, 3)], lambda p, a, b: dot(p, a, b, [], [], [1], [0]),
+     torch.matmul)
+case("mul_size1", [normal(1, 1), normal(1, 1)], one_op("mul"), torch.mul)
+case("softmax_size1_axis", [normal(3, 1)], lambda p, x: softmax(p, x, 1), lambda x: torch.softmax(x, 1))
+
+
 # ---- running ----
-def run_case(name, inputs, build, ref):
+GRAD_TOL = {F64: TOL[F64], F32: TOL[F32], F16: (1e-2, 1e-2)}
+
+
+def write_inputs(d, arrays, prefix):
+    paths = []
+    for i, a in enumerate(arrays):
+        paths.append(os.path.join(d, f"{prefix}{i}.npy"))
+        np.save(paths[-1], np.asarray(a))
+    return paths
+
+
+def torch_inputs(inputs):
+    """Float inputs in float64 (the reference precision), others as they are."""
+    return [torch.from_numpy(np.asarray(a, np.float64)) if np.asarray(a).dtype.kind == "f" else T(a)
+            for a in inputs]
+
+
+def close(got, want, dtype, tol):
+    rtol, atol = tol or GRAD_TOL[np.dtype(dtype).type]
+    if np.allclose(got.astype(np.float64), want, rtol=rtol, atol=atol):
+        return None
+    k = np.unravel_index(np.argmax(np.abs(got - want)), got.shape) if got.size else ()
+    return f"at {tuple(int(x) for x in k)} got {got[k]!r}, torch {want[k]!r}"
+
+
+def run_case(name, inputs, build, ref, tol):
     p = Prog()
     params = [p.param(a) for a in inputs]
     out = build(p, *params)
@@ -429,16 +384,13 @@ def run_case(name, inputs, build, ref):
     os.makedirs(d)
     with open(os.path.join(d, "prog.lzir"), "w") as f:
         f.write(p.text(loss))
-    paths = []
-    for i, a in enumerate(all_inputs):
-        paths.append(os.path.join(d, f"in{i}.npy"))
-        np.save(paths[-1], np.asarray(a))
+    paths = write_inputs(d, all_inputs, "in")
     outdir = os.path.join(d, "out")
     r = subprocess.run([LAZAX, "run", os.path.join(d, "prog.lzir"), "--inputs", ",".join(paths), "--out",
                         outdir, "--grad"], capture_output=True, text=True, timeout=300)
     if r.returncode != 0:
         return f"lazax run --grad failed (exit {r.returncode}): {r.stderr.strip()}"
-    ts = [T(a) for a in all_inputs]
+    ts = torch_inputs(all_inputs)
     for t in ts:
         if t.is_floating_point():
             t.requires_grad_()
@@ -448,8 +400,7 @@ def run_case(name, inputs, build, ref):
     want = iter(grads)
     problems = []
     got_loss = np.load(os.path.join(outdir, "out0.npy"))
-    rtol, atol = TOL[np.dtype(got_loss.dtype).type]
-    if not np.allclose(got_loss, want_loss.detach().numpy(), rtol=rtol, atol=atol):
+    if close(got_loss, want_loss.detach().numpy(), got_loss.dtype, tol):
         problems.append(f"loss {got_loss} != {want_loss.item()}")
     for i, (a, t) in enumerate(zip(all_inputs, ts)):
         got = np.load(os.path.join(outdir, f"grad{i}.npy"))
@@ -462,13 +413,44 @@ def run_case(name, inputs, build, ref):
                 problems.append(f"grad{i}: integer parameter got a non-zero gradient")
             continue
         g = next(want)
-        w = np.zeros(a.shape, a.dtype) if g is None else g.numpy()
-        rtol, atol = TOL[a.dtype.type]
-        if not np.allclose(got, w, rtol=rtol, atol=atol):
-            k = np.unravel_index(np.argmax(np.abs(got - w)), got.shape) if got.size else ()
-            problems.append(f"grad{i} ({a.dtype}{list(a.shape)}): at {tuple(int(x) for x in k)} got "
-                            f"{got[k]!r}, torch {w[k]!r}")
+        why = close(got, np.zeros(a.shape) if g is None else g.numpy(), a.dtype, tol)
+        if why:
+            problems.append(f"grad{i} ({a.dtype}{list(a.shape)}): {why}")
     return "; ".join(problems) or None
+
+
+def run_jvp_case(name, inputs, build, ref, tol):
+    """Forward mode: `lazax run --jvp` on the program itself against torch.autograd.functional.jvp."""
+    p = Prog()
+    out = build(p, *[p.param(a) for a in inputs])
+    d = os.path.join(SCRATCH, name + ".jvp")
+    os.makedirs(d)
+    with open(os.path.join(d, "prog.lzir"), "w") as f:
+        f.write(p.text(out))
+    tangents = [normal(*np.shape(a), dtype=np.asarray(a).dtype) if np.asarray(a).dtype.kind == "f"
+                else np.zeros_like(a) for a in inputs]
+    outdir = os.path.join(d, "out")
+    r = subprocess.run([LAZAX, "run", os.path.join(d, "prog.lzir"), "--inputs", ",".join(write_inputs(d, inputs, "in")),
+                        "--out", outdir, "--jvp", ",".join(write_inputs(d, tangents, "tan"))],
+                       capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        return f"lazax run --jvp failed (exit {r.returncode}): {r.stderr.strip()}"
+    ts = torch_inputs(inputs)
+    floats = [i for i, t in enumerate(ts) if t.is_floating_point()]
+
+    def f(*xs):
+        args = list(ts)
+        for k, i in enumerate(floats):
+            args[i] = xs[k]
+        return ref(*args)
+
+    _, want = torch.autograd.functional.jvp(f, tuple(ts[i] for i in floats),
+                                            tuple(torch_inputs([tangents[i]])[0] for i in floats))
+    got = np.load(os.path.join(outdir, "tangent0.npy"))
+    if got.shape != tuple(want.shape):
+        return f"tangent shape {got.shape}, torch {tuple(want.shape)}"
+    why = close(got, want.detach().numpy(), got.dtype, tol)
+    return f"tangent: {why}" if why else None
 
 
 def grad_of_non_scalar_fails():
@@ -489,13 +471,16 @@ def grad_of_non_scalar_fails():
 def main():
     shutil.rmtree(SCRATCH, ignore_errors=True)
     os.makedirs(SCRATCH)
-    CASES.append(("error_non_scalar_result", None, None, None))
+    CASES.append(("error_non_scalar_result", None, None, None, None))
     cases = [c for c in CASES if ONLY in c[0]]
     names = [c[0] for c in cases]
     assert len(set(names)) == len(names), "case names must be unique"
     failed = []
     for c in cases:
         why = grad_of_non_scalar_fails() if c[1] is None else run_case(*c)
+        if c[1] is not None:
+            jvp_why = run_jvp_case(*c)
+            why = "; ".join(w for w in [why, jvp_why and f"forward mode: {jvp_why}"] if w) or None
         print(f"{'ok  ' if why is None else 'FAIL'} {c[0]}" + ("" if why is None else f": {why}"), flush=True)
         if why is not None:
             failed.append(c[0])

@@ -7,6 +7,7 @@
 // changes the tensor it came from. Where PyTorch code writes through a view, write the whole
 // tensor instead (e.g. with index_put-style ops built from dynamic_update_slice / scatter_add).
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -22,7 +23,20 @@
 namespace lazax {
 
 class TensorImpl;
+class Tensor;
 using Loc = std::source_location;
+
+// Host scalars follow PyTorch's Python scalars: a `double` is a floating scalar (as a Python
+// float: i32 * 2.0 is f32, f16 * 2.0 stays f16, bool * 3.0 is f32), and a C++ integer is an
+// integer scalar (as a Python int: i32 * 2 stays i32, bool * 3 is i64). The integer overloads
+// are templates over IntegerScalar, so that an int literal picks them rather than the double
+// ones. (bool is not an IntegerScalar: it converts to a floating scalar.)
+template <class T>
+concept IntegerScalar = std::integral<T> && !std::same_as<T, bool>;
+// The integer scalar v as the 0-d tensor it becomes next to `like` (PyTorch's wrapped number):
+// like's dtype, i64 for a bool tensor; exact for |v| < 2^53, wrapped to u8 and i32 as their
+// arithmetic wraps.
+Tensor integer_scalar(const Tensor& like, int64_t v);
 
 class Tensor {
  public:
@@ -60,13 +74,23 @@ class Tensor {
   // Arithmetic operators (broadcasting, type promotion).
   Tensor operator-() const;
 
-  // In-place ops: rebind this handle (and every copy of it) to a new value.
+  // In-place ops: rebind this handle (and every copy of it) to a new value. As PyTorch, the
+  // arithmetic ones refuse a result that this dtype cannot hold without changing its kind
+  // (a floating result into an integer tensor, a non-bool one into a bool tensor).
   Tensor& add_(const Tensor& o);
   Tensor& add_(double v);
   Tensor& sub_(const Tensor& o);
   Tensor& mul_(const Tensor& o);
   Tensor& mul_(double v);
   Tensor& div_(double v);
+  template <IntegerScalar I>
+  Tensor& add_(I v) {
+    return add_(integer_scalar(*this, static_cast<int64_t>(v)));
+  }
+  template <IntegerScalar I>
+  Tensor& mul_(I v) {
+    return mul_(integer_scalar(*this, static_cast<int64_t>(v)));
+  }
   Tensor& copy_(const Tensor& src);
   Tensor& zero_();
   Tensor& fill_(double v);
@@ -77,7 +101,7 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor transpose(int64_t d0, int64_t d1) const;
   Tensor permute(const std::vector<int64_t>& dims) const;
-  Tensor t() const { return transpose(0, 1); }
+  Tensor t() const;  // as PyTorch: 0-d and 1-d tensors unchanged, more than 2 dims an error
   Tensor unsqueeze(int64_t d) const;
   Tensor squeeze(int64_t d) const;
   Tensor expand(const std::vector<int64_t>& shape) const;
@@ -174,6 +198,8 @@ Tensor randint(int64_t low, int64_t high, const std::vector<int64_t>& shape);
 void manual_seed(uint64_t seed);
 
 // ---- elementwise (NumPy/PyTorch broadcasting and type promotion) ----
+// Promotion follows PyTorch: a 0-d tensor next to one with dimensions changes its dtype only when
+// its category (bool < integer < floating) is higher; host scalars: see IntegerScalar above.
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
@@ -182,6 +208,10 @@ Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, double exponent);
 // The angle of the point (b, a) in [-pi, pi], elementwise: torch.atan2 (ints promote to f32).
 Tensor atan2(const Tensor& a, const Tensor& b);
+template <IntegerScalar I>  // an integer tensor to an integer power stays an integer tensor
+Tensor pow(const Tensor& a, I exponent) {
+  return pow(a, integer_scalar(a, exponent));
+}
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor operator+(const Tensor& a, const Tensor& b);
@@ -196,6 +226,40 @@ Tensor operator+(double a, const Tensor& b);
 Tensor operator-(double a, const Tensor& b);
 Tensor operator*(double a, const Tensor& b);
 Tensor operator/(double a, const Tensor& b);
+template <IntegerScalar I>
+Tensor operator+(const Tensor& a, I b) {
+  return add(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator-(const Tensor& a, I b) {
+  return sub(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator*(const Tensor& a, I b) {
+  return mul(a, integer_scalar(a, b));
+}
+// True division: the result is floating, and the divisor's value is not first wrapped to the
+// tensor's integer dtype (u8 / -3 divides by -3), as with a floating scalar.
+template <IntegerScalar I>
+Tensor operator/(const Tensor& a, I b) {
+  return a / static_cast<double>(b);
+}
+template <IntegerScalar I>
+Tensor operator+(I a, const Tensor& b) {
+  return add(integer_scalar(b, a), b);
+}
+template <IntegerScalar I>
+Tensor operator-(I a, const Tensor& b) {
+  return sub(integer_scalar(b, a), b);
+}
+template <IntegerScalar I>
+Tensor operator*(I a, const Tensor& b) {
+  return mul(integer_scalar(b, a), b);
+}
+template <IntegerScalar I>
+Tensor operator/(I a, const Tensor& b) {
+  return static_cast<double>(a) / b;
+}
 Tensor neg(const Tensor& a);
 Tensor abs(const Tensor& a);
 Tensor sign(const Tensor& a);
@@ -211,7 +275,7 @@ Tensor sin(const Tensor& a);
 Tensor cos(const Tensor& a);
 Tensor erf(const Tensor& a);
 Tensor floor(const Tensor& a);
-Tensor round(const Tensor& a);
+Tensor round(const Tensor& a);  // half to even, as torch.round
 Tensor square(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi);
 Tensor eq(const Tensor& a, const Tensor& b);
@@ -224,8 +288,20 @@ Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator<(const Tensor& a, double b);
 Tensor operator>(const Tensor& a, double b);
+template <IntegerScalar I>
+Tensor operator<(const Tensor& a, I b) {
+  return lt(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator>(const Tensor& a, I b) {
+  return gt(a, integer_scalar(a, b));
+}
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, double b);
+template <IntegerScalar I>
+Tensor where(const Tensor& cond, const Tensor& a, I b) {
+  return where(cond, a, integer_scalar(a, b));
+}
 
 // ---- activations and composites ----
 Tensor relu(const Tensor& x);

@@ -142,5 +142,9 @@ Tensor broadcast_to_shape(const Tensor& t, const Shape& shape, const char* op);
 
 // dtype of an op on a and b (PyTorch promotion: bool < integer < floating, wider wins).
 DType promote_types(DType a, DType b);
+// PyTorch's result type of a binary op on tensors a and b: as promote_types, except that a 0-d
+// tensor next to one with dimensions changes the dtype only when its category is higher
+// (f16[3] + f64[] is f16, i32[3] + f64[] is f64, i32[3] + i64[] is i32).
+DType result_type(const Tensor& a, const Tensor& b);
 
 }  // namespace lazax
