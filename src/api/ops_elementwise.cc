@@ -176,7 +176,8 @@ Tensor pow(const Tensor& a, const Tensor& b) {
   // Integer powers stay integers (as PyTorch): computed in f64, exact while the result is below
   // 2^53, and wrapped to t through i64 as integer arithmetic wraps.
   auto [x, y] = align(a, b, "pow", DType::f64);
-  return record_op(OpCode::pow, {&x, &y}).to(DType::i64).to(t);
+  Tensor power = record_op(OpCode::pow, {&x, &y});
+  return power.to(DType::i64).to(t);
 }
 Tensor atan2(const Tensor& a, const Tensor& b) {
   DType t = promote_types(a.dtype(), b.dtype());

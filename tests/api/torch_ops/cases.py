@@ -95,6 +95,7 @@ TORCH = {
     "mul": lambda t, a: torch.mul(t[0], t[1]),
     "div": lambda t, a: torch.div(t[0], t[1]),
     "pow": lambda t, a: torch.pow(t[0], t[1]),
+    "atan2": lambda t, a: torch.atan2(t[0], t[1]),
     "pow_scalar": lambda t, a: torch.pow(t[0], a["exponent"]),
     "maximum": lambda t, a: torch.maximum(t[0], t[1]),
     "minimum": lambda t, a: torch.minimum(t[0], t[1]),
@@ -156,7 +157,7 @@ UNARY = {"neg": "any", "abs": "any", "sign": "any", "exp": "any", "log": "pos", 
          "Tensor::operator-": "any", "relu": "any", "gelu": "any", "silu": "any"}
 # Where lazax follows lax (docs/IR.md), not torch 1.13: sign(NaN) is NaN, sign(-0.0) is -0.0.
 NO_SPECIALS = {"sign"}
-BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "operator+", "operator-", "operator*",
+BINARY = ["add", "sub", "mul", "div", "pow", "atan2", "maximum", "minimum", "operator+", "operator-", "operator*",
           "operator/", "eq", "ne", "lt", "le", "gt", "ge", "operator<", "operator>"]
 # max(-0.0, +0.0) is +0.0 in either order in lazax (lax); torch returns its second operand.
 ZERO_SIGN_FREE = {"maximum", "minimum"}

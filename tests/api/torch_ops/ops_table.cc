@@ -150,6 +150,7 @@ void add_tensor_rows(std::vector<OpRow>& r) {
   r.push_back(binary("mul", "mul(const Tensor&,const Tensor&)", mul));
   r.push_back(binary("div", "div(const Tensor&,const Tensor&)", div));
   r.push_back(binary("pow", "pow(const Tensor&,const Tensor&)", pow));
+  r.push_back(binary("atan2", "atan2(const Tensor&,const Tensor&)", atan2));
   r.push_back({"pow_scalar", {"pow(const Tensor&,double)"}, [](Call& c) {
                  return pow(c.x(0), c.d("exponent"));
                }});
