@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "decoder.h"
-#include "subprocess.h"
-#include "lazax/core/metrics.h"
 #include "lazax/autodiff/pure.h"
+#include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
+#include "subprocess.h"
 
 namespace lazax::bench {
 namespace {
@@ -84,8 +84,8 @@ struct Batch {
 Batch make_batch(const DecoderConfig& c, int step) {
   std::vector<int64_t> tok, tgt;
   for (int64_t i = 0; i < c.batch * c.seq; ++i) {
-    tok.push_back((step * 7 + i * 13) % c.vocab);
-    tgt.push_back((step * 7 + i * 13 + 1) % c.vocab);
+    tok.push_back((int64_t{step} * 7 + i * 13) % c.vocab);
+    tgt.push_back((int64_t{step} * 7 + i * 13 + 1) % c.vocab);
   }
   return {from_vector<int64_t>(tok, {c.batch, c.seq}), from_vector<int64_t>(tgt, {c.batch, c.seq})};
 }
@@ -115,12 +115,13 @@ class ModeRun {
         flat_(models::parameters(params_)),
         pure_layer_(assume_pure(LayerBody{&cfg_}, PureOptions{"decoder_layer"})) {
     r_.name = std::move(name);
-    if (pure)
+    if (pure) {
       layer_ = [this](size_t l, const Tensor& h) { return pure_layer_(params_.layers[l], h); };
-    else
+    } else {
       layer_ = [this](size_t l, const Tensor& h) {
         return models::decoder_layer(params_.layers[l], h, cfg_);
       };
+    }
   }
   ModeRun(const ModeRun&) = delete;
   ModeRun& operator=(const ModeRun&) = delete;
@@ -223,15 +224,14 @@ class TorchLazyPeer {
       detail_ = python + " not found";
       return;
     }
-    auto [code, out] =
-        run_command(shell_quote(python) + " -c 'import torch._lazy.ts_backend'");
+    auto [code, out] = run_command(shell_quote(python) + " -c 'import torch._lazy.ts_backend'");
     if (code != 0) {
       detail_ = python + " cannot import torch._lazy (Debian: python3-torch): " + last_line(out);
       return;
     }
-    peer_ = std::make_unique<PeerProcess>(std::vector<std::string>{
-        python, script, "--serve", "--layers", std::to_string(layers), "--warmup",
-        std::to_string(warmup)});
+    peer_ = std::make_unique<PeerProcess>(
+        std::vector<std::string>{python, script, "--serve", "--layers", std::to_string(layers),
+                                 "--warmup", std::to_string(warmup)});
     if (peer_->running())
       expect("ready");
     else
@@ -256,8 +256,8 @@ class TorchLazyPeer {
     peer_->send("done");
     std::optional<std::string> line = peer_->read_json_line();
     int code = peer_->finish();
-    nlohmann::json j = line ? nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false)
-                            : nlohmann::json();
+    nlohmann::json j =
+        line ? nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false) : nlohmann::json();
     if (code != 0 || !j.is_object() || !number(j, "host_ms_per_step")) {
       r.detail = "torch_lazy_decoder.py failed (exit " + std::to_string(code) +
                  ") or printed no figure: " + peer_->last_output();
@@ -276,11 +276,10 @@ class TorchLazyPeer {
   // Reads the peer's answer, which must be an object with `key`.
   void expect(const char* key) {
     std::optional<std::string> line = peer_->read_json_line();
-    nlohmann::json j =
-        line ? nlohmann::json::parse(*line, nullptr, false) : nlohmann::json();
+    nlohmann::json j = line ? nlohmann::json::parse(*line, nullptr, false) : nlohmann::json();
     if (!j.is_object() || !j.contains(key))
-      fail("torch_lazy_decoder.py did not answer '" + std::string(key) + "': " +
-           peer_->last_output());
+      fail("torch_lazy_decoder.py did not answer '" + std::string(key) +
+           "': " + peer_->last_output());
   }
   void fail(const std::string& why) {
     if (detail_.empty()) detail_ = why;
@@ -422,8 +421,8 @@ std::string to_table(const AssumePureBenchResult& r) {
   std::ostringstream os;
   const auto& o = r.options;
   os << "lazax bench assume-pure: " << o.layers
-     << "-layer decoder (hidden 128, vocab 256, batch 2, seq 8), " << o.steps
-     << " steps (in " << o.rounds << " rounds, the modes taking turns) after " << o.warmup
+     << "-layer decoder (hidden 128, vocab 256, batch 2, seq 8), " << o.steps << " steps (in "
+     << o.rounds << " rounds, the modes taking turns) after " << o.warmup
      << " warm-up steps;\n  host ms per step, thread CPU time, medians; execution excluded (null "
         "backend)\n";
   std::snprintf(line, sizeof line, "  %-22s %9s %9s %9s %9s %9s %9s %8s %7s\n", "mode", "host",
@@ -436,9 +435,10 @@ std::string to_table(const AssumePureBenchResult& r) {
                   static_cast<long long>(m->compile_misses));
     os << line;
   }
-  std::snprintf(line, sizeof line, "  %-22s %9.3f          (sgd_step + its sync, all %zu parameters; "
-                "lazy mode's median)\n", "optimizer", r.lazy.optimizer_ms,
-                static_cast<size_t>(o.layers * 9 + 3));
+  std::snprintf(line, sizeof line,
+                "  %-22s %9.3f          (sgd_step + its sync, all %zu parameters; "
+                "lazy mode's median)\n",
+                "optimizer", r.lazy.optimizer_ms, static_cast<size_t>(o.layers * 9 + 3));
   os << line;
   if (r.torch_lazy.host_ms) {
     std::snprintf(line, sizeof line,
@@ -453,12 +453,13 @@ std::string to_table(const AssumePureBenchResult& r) {
   os << line;
   auto target = [&](const char* name, std::optional<double> v, std::optional<bool> ok,
                     const char* want) {
-    if (!v)
+    if (!v) {
       std::snprintf(line, sizeof line, "  %-22s %9s          target %s: peer absent\n", name, "-",
                     want);
-    else
+    } else {
       std::snprintf(line, sizeof line, "  %-22s %9.2f          target %s: %s\n", name, *v, want,
                     *ok ? "met" : "NOT met");
+    }
     os << line;
   };
   target("lazy / assume_pure", r.lazy_over_pure(), r.meets_modes_target(), ">= 20");
@@ -466,10 +467,11 @@ std::string to_table(const AssumePureBenchResult& r) {
          "within 1 +- 0.2");
   target("torch._lazy / lazy", r.torch_lazy_over_lazy(), r.meets_torch_lazy_target(), ">= 20");
   for (const ModeResult* m : {&r.lazy, &r.pure, &r.pure_double}) {
-    if (m->compile_misses || m->pure_traces || m->size_cuts)
+    if (m->compile_misses || m->pure_traces || m->size_cuts) {
       os << "  warning: " << m->name << ": " << m->compile_misses << " compile misses, "
          << m->pure_traces << " traces and " << m->size_cuts
          << " graph-size cuts after warm-up (want 0)\n";
+    }
   }
   if (r.torch_lazy.host_ms) os << "  torch._lazy: " << r.torch_lazy.detail << "\n";
   return os.str();

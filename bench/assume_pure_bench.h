@@ -22,52 +22,51 @@
 // (DecoderConfig::block_repeats = 2: twice the ops inside each layer).
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace lazax::bench {
 
 struct AssumePureBenchOptions {
-  int64_t layers = 100;    // decoder layers (hidden 128, vocab 256, batch 2, sequence 8)
-  int steps = 100;         // timed training steps per mode
-  int warmup = 2;          // untimed steps first (they trace and compile)
-  int rounds = 5;          // the timed steps run in rounds, the modes taking turns
-  bool peers = true;       // also measure torch._lazy when /usr/bin/python3 can import torch
-  int torch_steps = 10;    // timed steps of the torch._lazy peer (it is slow)
+  int64_t layers = 100;  // decoder layers (hidden 128, vocab 256, batch 2, sequence 8)
+  int steps = 100;       // timed training steps per mode
+  int warmup = 2;        // untimed steps first (they trace and compile)
+  int rounds = 5;        // the timed steps run in rounds, the modes taking turns
+  bool peers = true;     // also measure torch._lazy when /usr/bin/python3 can import torch
+  int torch_steps = 10;  // timed steps of the torch._lazy peer (it is slow)
   int torch_warmup = 2;
-  std::string only;        // profiling aid: run only this mode (lazy, assume_pure, double); the
-                           // others' figures are then 0
+  std::string only;  // profiling aid: run only this mode (lazy, assume_pure, double); the
+                     // others' figures are then 0
 };
 
 // One mode's figures: milliseconds per step (thread CPU time), medians unless named _mean.
 struct ModeResult {
   std::string name;
-  double host_ms = 0;        // forward + backward + sync, execution excluded
+  double host_ms = 0;  // forward + backward + sync, execution excluded
   double host_ms_mean = 0;
-  double forward_ms = 0;     // decoder_loss
-  double backward_ms = 0;    // loss.backward()
-  double sync_ms = 0;        // sync less execution, and freeing the step's graph and tape
-  double optimizer_ms = 0;   // sgd_step + its sync, execution excluded
+  double forward_ms = 0;    // decoder_loss
+  double backward_ms = 0;   // loss.backward()
+  double sync_ms = 0;       // sync less execution, and freeing the step's graph and tape
+  double optimizer_ms = 0;  // sgd_step + its sync, execution excluded
   double optimizer_ms_mean = 0;
-  double execute_ms_mean = 0;       // the null backend's runs (subtracted above), wall clock
-  double ops_recorded = 0;          // lazy-graph ops recorded per step (forward + backward)
-  double synced_nodes = 0;          // ops in the step's synced graph
-  int64_t compile_misses = 0;       // UncachedCompile over the timed steps (want 0)
-  int64_t cached_compiles = 0;      // CachedCompile over the timed steps
-  int64_t pure_traces = 0;          // assume_pure traces over the timed steps (want 0)
+  double execute_ms_mean = 0;   // the null backend's runs (subtracted above), wall clock
+  double ops_recorded = 0;      // lazy-graph ops recorded per step (forward + backward)
+  double synced_nodes = 0;      // ops in the step's synced graph
+  int64_t compile_misses = 0;   // UncachedCompile over the timed steps (want 0)
+  int64_t cached_compiles = 0;  // CachedCompile over the timed steps
+  int64_t pure_traces = 0;      // assume_pure traces over the timed steps (want 0)
   int64_t warmup_compile_misses = 0;
   int64_t warmup_pure_traces = 0;
-  int64_t size_cuts = 0;            // graph-size cuts over the timed steps (want 0)
+  int64_t size_cuts = 0;  // graph-size cuts over the timed steps (want 0)
 };
 
 // The torch._lazy peer (bench/torch_lazy_decoder.py), or why it is absent.
 struct TorchLazyResult {
-  std::optional<double> host_ms;     // forward + backward tracing, before mark_step
-  std::optional<double> mark_step_ms;   // mark_step after the backward (includes execution)
-  std::optional<double> optimizer_ms;   // tracing the SGD update (before its mark_step)
-  std::string detail;                   // the script's settings, or the reason it is absent
+  std::optional<double> host_ms;       // forward + backward tracing, before mark_step
+  std::optional<double> mark_step_ms;  // mark_step after the backward (includes execution)
+  std::optional<double> optimizer_ms;  // tracing the SGD update (before its mark_step)
+  std::string detail;                  // the script's settings, or the reason it is absent
 };
 
 struct AssumePureBenchResult {

@@ -7,9 +7,9 @@
 #include <sstream>
 #include <vector>
 
+#include "lazax/api/tensor.h"
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
-#include "lazax/api/tensor.h"
 #include "lazax/trace/graph.h"
 
 namespace lazax::bench {
@@ -27,7 +27,7 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-Tensor small_f32(std::vector<int64_t> shape, float v) {
+Tensor small_f32(const std::vector<int64_t>& shape, float v) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return from_vector<float>(std::vector<float>(static_cast<size_t>(n), v), shape);

@@ -33,12 +33,12 @@ struct TraceBenchResult {
   double record_ns_per_op = 0;        // c = a + b on f32[16], in a chain of options.ops
   double sync_ns_per_node = 0;        // walk + hash + cache lookup of a cached graph, per node
   double sync_timer_ns_per_node = 0;  // the runtime's SyncHashTime over a sync, per node (wall)
-  double mixed_ns_per_op = 0;     // a mixed chain of small-tensor ops (matmul, softmax, ...)
-  double mixed_nodes_per_op = 0;  // graph nodes those ops recorded, per op
-  int64_t size_cuts = 0;          // graph-size cuts inside timed regions (should be 0)
-  int64_t sync_cache_misses = 0;  // timed lookups that missed the cache (should be 0)
-  PeerResult libtorch;            // LibTorch eager torch::add of two f32[16]
-  PeerResult torch_lazy;          // torch._lazy tracing of a + b on f32[16]
+  double mixed_ns_per_op = 0;         // a mixed chain of small-tensor ops (matmul, softmax, ...)
+  double mixed_nodes_per_op = 0;      // graph nodes those ops recorded, per op
+  int64_t size_cuts = 0;              // graph-size cuts inside timed regions (should be 0)
+  int64_t sync_cache_misses = 0;      // timed lookups that missed the cache (should be 0)
+  PeerResult libtorch;                // LibTorch eager torch::add of two f32[16]
+  PeerResult torch_lazy;              // torch._lazy tracing of a + b on f32[16]
 
   // Targets of the issue: recording <= 1/5 of LibTorch's eager op, >= 20x cheaper than torch._lazy.
   static constexpr double kLibtorchTarget = 0.2;

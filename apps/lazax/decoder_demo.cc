@@ -9,9 +9,9 @@
 
 #include "cli.h"
 #include "decoder.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
-#include "lazax/autodiff/pure.h"
 #include "lazax/runtime/metrics_report.h"
 
 namespace lazax::cli {
@@ -97,20 +97,22 @@ void decoder_demo() {
       [&](const LayerParams& lp, const Tensor& h) { return models::decoder_layer(lp, h, c); },
       PureOptions{"decoder_layer"});
   std::printf("\nassume_pure over each layer: traced once, then one call node per layer\n");
-  double pure_ms = train("assume_pure", pure_params, c, text, steps, [&](size_t l, const Tensor& h) {
-    return layer(pure_params.layers[l], h);
-  });
-  std::printf("\nmean host time per step (recording + sync, execution excluded): lazy %.2f ms, "
-              "assume_pure %.2f ms (the first step of each includes tracing and compiling)\n",
-              lazy_ms, pure_ms);
+  double pure_ms =
+      train("assume_pure", pure_params, c, text, steps,
+            [&](size_t l, const Tensor& h) { return layer(pure_params.layers[l], h); });
+  std::printf(
+      "\nmean host time per step (recording + sync, execution excluded): lazy %.2f ms, "
+      "assume_pure %.2f ms (the first step of each includes tracing and compiling)\n",
+      lazy_ms, pure_ms);
 
   std::printf("\n%s", metrics::report().c_str());
 
-  FunctionPtr prog = layer.program(pure_params.layers[0], Tensor(Literal::zeros(
-                                                             {DType::f32, Shape({c.batch, c.seq, c.hidden})})));
+  FunctionPtr prog =
+      layer.program(pure_params.layers[0],
+                    Tensor(Literal::zeros({DType::f32, Shape({c.batch, c.seq, c.hidden})})));
   if (prog) {
     std::string ir = print_program(*prog, PrintOptions{false});
-    std::printf("\nthe traced layer program (%lld nodes), as IR text:\n%s", 
+    std::printf("\nthe traced layer program (%lld nodes), as IR text:\n%s",
                 static_cast<long long>(prog->total_nodes()), ir.c_str());
   }
 

@@ -29,7 +29,8 @@ struct TempDir {
   fs::path path;
   TempDir() {
     std::string tmpl = (fs::temp_directory_path() / "lazax-demo-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) throw IOError("[demo] cannot create a temporary directory " + tmpl);
+    if (!::mkdtemp(tmpl.data()))
+      throw IOError("[demo] cannot create a temporary directory " + tmpl);
     path = tmpl;
   }
   ~TempDir() {

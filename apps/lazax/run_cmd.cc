@@ -39,7 +39,8 @@ void check_backend(const std::string& name) {
 std::string read_text_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw IOError("[run] " + path + ": is a directory, not a program");
+  if (fs::is_directory(path, ec))
+    throw IOError("[run] " + path + ": is a directory, not a program");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IOError("[run] cannot open the program " + path + ": " + std::strerror(errno));
   std::ostringstream s;
@@ -138,7 +139,8 @@ std::vector<Literal> run_program(const RunRequest& req) {
       sig += (i ? ", " : "") + names[static_cast<size_t>(i)] + ": " + f->param_type(i).str();
     throw ValueError("[run] @" + f->name() + " of " + req.program_path + " takes " +
                      std::to_string(n) + " input" + (n == 1 ? "" : "s") + " (" + sig + "), got " +
-                     std::to_string(req.input_paths.size()) + "; pass one .npy file per parameter "
+                     std::to_string(req.input_paths.size()) +
+                     "; pass one .npy file per parameter "
                      "with --inputs a.npy,b.npy");
   }
   const bool jvp = !req.tangent_paths.empty();
@@ -211,7 +213,8 @@ int run_command(std::span<const std::string> args) {
     } else if (req.program_path.empty()) {
       req.program_path = a;
     } else {
-      throw UsageError("unexpected argument '" + a + "' (one program at a time; inputs go in --inputs)");
+      throw UsageError("unexpected argument '" + a +
+                       "' (one program at a time; inputs go in --inputs)");
     }
   }
   if (req.program_path.empty()) throw UsageError("missing the program file");

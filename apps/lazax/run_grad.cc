@@ -25,10 +25,11 @@ std::vector<Literal> program_gradients(const Function& f, const std::vector<Lite
     throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
                      ", but it returns nothing");
   const Tensor& y = results[0];
-  if (!is_floating(y.dtype()) || y.dim() != 0)
+  if (!is_floating(y.dtype()) || y.dim() != 0) {
     throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
                      ", which must be a floating-point scalar, got " + y.type_str() +
                      "; reduce it first (e.g. reduce_sum over every axis)");
+  }
   if (y.requires_grad()) y.backward();  // else it depends on no floating parameter: all zero
   std::vector<Tensor> grads;
   for (const Tensor& a : args) {
@@ -37,6 +38,7 @@ std::vector<Literal> program_gradients(const Function& f, const std::vector<Lite
   }
   lazax::sync();
   std::vector<Literal> out;
+  out.reserve(grads.size());
   for (const Tensor& g : grads) out.push_back(g.literal());
   return out;
 }

@@ -26,8 +26,8 @@ DecoderParams init_decoder(const DecoderConfig& c, uint64_t seed) {
     lp.mlp_norm = ones({c.hidden});
     lp.w_gate = param({c.hidden, c.mlp}, s);
     lp.w_up = param({c.hidden, c.mlp}, s);
-    lp.w_down = param({c.mlp, c.hidden},
-                      1.0 / std::sqrt(static_cast<double>(c.mlp) * 2.0 * static_cast<double>(c.layers)));
+    lp.w_down = param({c.mlp, c.hidden}, 1.0 / std::sqrt(static_cast<double>(c.mlp) * 2.0 *
+                                                         static_cast<double>(c.layers)));
     p.layers.push_back(lp);
   }
   p.final_norm = ones({c.hidden});

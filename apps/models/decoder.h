@@ -16,7 +16,7 @@ struct DecoderConfig {
   int64_t vocab = 256;
   int64_t hidden = 128;
   int64_t heads = 4;
-  int64_t mlp = 256;     // SwiGLU inner size
+  int64_t mlp = 256;  // SwiGLU inner size
   int64_t layers = 4;
   int64_t seq = 8;
   int64_t batch = 2;

@@ -14,10 +14,11 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   for (size_t i = 0; i < r; ++i) {
     int64_t da = i < r - a.rank() ? 1 : a[i - (r - a.rank())];
     int64_t db = i < r - b.rank() ? 1 : b[i - (r - b.rank())];
-    if (da != db && da != 1 && db != 1)
+    if (da != db && da != 1 && db != 1) {
       throw ShapeError(std::string("[") + op + "] shapes " + a.str() + " and " + b.str() +
                        " cannot be broadcast together (dimension " + std::to_string(i) + ": " +
                        std::to_string(da) + " vs " + std::to_string(db) + ")");
+    }
     out[i] = da == 1 ? db : da;
   }
   return Shape(out);

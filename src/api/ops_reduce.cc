@@ -49,10 +49,11 @@ Tensor keep(const Tensor& r, const Shape& target) {
 
 // max/min have no identity a user would expect: reducing an empty axis is an error, as PyTorch.
 void require_nonempty(const Tensor& x, const IntList& axes, const char* op) {
-  for (int64_t a : axes)
+  for (int64_t a : axes) {
     if (x.shape()[static_cast<size_t>(a)] == 0)
       throw ValueError(std::string("[") + op + "] cannot reduce over dimension " + str(a) + " of " +
                        x.type_str() + ": it is empty and the result has no identity");
+  }
 }
 
 Tensor reduce(OpCode op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim,

@@ -60,10 +60,11 @@ Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape) {
   std::vector<int64_t> out = shape;
   const int64_t n = x.numel();
   if (infer) {
-    if (known == 0 || n % known != 0)
+    if (known == 0 || n % known != 0) {
       throw_shape("reshape", ctx() + " (" + str(n) + " elements): the size for -1 " +
                                  (known == 0 ? std::string("is ambiguous with a size-0 dimension")
                                              : "would not be a whole number"));
+    }
     out[*infer] = n / known;
   } else if (known != n) {
     throw_shape("reshape", ctx() + ": " + str(n) + " elements do not make " + str(known));
@@ -155,10 +156,11 @@ Tensor expand(const Tensor& x, const std::vector<int64_t>& shape) {
       out[i] = s[i - off];
       continue;
     }
-    if (shape[i] < 0)
+    if (shape[i] < 0) {
       throw_shape("expand", ctx() + ": size " + str(shape[i]) + " in dimension " +
                                 str(static_cast<int64_t>(i)) +
                                 (shape[i] == -1 ? " (-1 only keeps an existing dimension)" : ""));
+    }
     if (i >= off && s[i - off] != 1 && s[i - off] != shape[i])
       throw_shape("expand", ctx() + ": dimension " + str(static_cast<int64_t>(i)) + " has size " +
                                 str(s[i - off]) + ", which must be 1 or " + str(shape[i]));
@@ -200,10 +202,11 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   if (s < 0 || s > n)
     throw ValueError("[narrow] start " + str(start) + " is out of range for dimension " + str(d) +
                      " of " + x.type_str() + " (size " + str(n) + ")");
-  if (length < 0 || s + length > n)
+  if (length < 0 || s + length > n) {
     throw ValueError("[narrow] start " + str(start) + " + length " + str(length) +
                      " does not fit dimension " + str(d) + " of " + x.type_str() + " (size " +
                      str(n) + ")");
+  }
   return slice(x, d, s, s + length, 1);
 }
 
@@ -246,6 +249,7 @@ Tensor cat(const std::vector<Tensor>& xs, int64_t dim) {
   }
   if (xs.size() == 1) return alias(first);
   std::vector<Tensor> ins;
+  ins.reserve(xs.size());
   for (const Tensor& x : xs) ins.push_back(x.to(t));
   return record_op(OpCode::concatenate, ins, ConcatenateAttrs{static_cast<int64_t>(d)})[0];
 }
@@ -262,6 +266,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t dim) {
       throw_shape("stack", "tensors must all have the same shape, got " + types);
   const int64_t d = norm_insert_dim(dim, xs.front().dim(), "stack");
   std::vector<Tensor> parts;
+  parts.reserve(xs.size());
   for (const Tensor& x : xs) parts.push_back(unsqueeze(x, d));
   return cat(parts, d);
 }

@@ -5,11 +5,11 @@
 #include <string>
 #include <unordered_map>
 
+#include "lazax/api/tensor_impl.h"
 #include "lazax/core/metrics.h"
 #include "lazax/core/small_vec.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/trace_stack.h"
-#include "lazax/api/tensor_impl.h"
 
 namespace lazax {
 namespace {
@@ -52,10 +52,11 @@ Literal Tensor::literal(Loc loc) const {
 Tensor::operator bool() const {
   if (defined() && impl_->is_tracer())
     throw_concretization(*this, "converting it to bool", Loc::current(), true);
-  if (!defined() || numel() != 1)
+  if (!defined() || numel() != 1) {
     throw ValueError("[bool] the truth value of a tensor with " +
                      std::string(defined() ? type_str() : "no value") +
                      " is ambiguous; use any()/all()-style reductions or compare explicitly");
+  }
   return item() != 0.0;
 }
 
@@ -118,10 +119,11 @@ const TapeHooks* g_tape_hooks = nullptr;
 void install_tape_hooks(const TapeHooks* hooks) { g_tape_hooks = hooks; }
 
 const TapeHooks& tape_hooks(const char* op) {
-  if (!g_tape_hooks)
+  if (!g_tape_hooks) {
     throw ValueError(std::string("[") + op +
                      "] a tensor requires grad but the autograd tape (the autodiff layer) is not "
                      "linked; link lazax::lazax (lazax_all), not the api layer alone");
+  }
   return *g_tape_hooks;
 }
 
@@ -143,15 +145,16 @@ OpResults record_op(OpCode op, const OpInputs& inputs, SharedAttrs attrs) {
     for (size_t i = 0; i < n; ++i)
       out.push_back(make_pending(GraphValue{first.node, static_cast<int32_t>(i)}));
   }
+  // NOLINTNEXTLINE(bugprone-use-after-move): attrs was copied, not moved, when taped
   if (taped) tape_hooks(name).record(op, attrs, inputs, {out.begin(), out.size()});
   return out;
 }
 
 OpResults::operator Tensor() && {
-  if (results_.size() != 1)
-    throw ValueError("[" + std::string(op_name(op_)) + "] has " +
-                     std::to_string(results_.size()) +
+  if (results_.size() != 1) {
+    throw ValueError("[" + std::string(op_name(op_)) + "] has " + std::to_string(results_.size()) +
                      " results; read them as a list, not as one tensor");
+  }
   return std::move(results_[0]);
 }
 
@@ -217,15 +220,17 @@ Tensor host_scalar(double v, DType dtype) {
 namespace {
 Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
   checked(self, op);
-  if (value.shape() != self.shape())
+  if (value.shape() != self.shape()) {
     throw ShapeError(std::string("[") + op + "] result " + value.type_str() +
                      " does not fit the in-place target " + self.type_str() +
                      "; in-place ops cannot change a tensor's shape");
+  }
   TensorImpl* impl = self.impl();
-  if (impl->requires_grad && !impl->grad_fn && grad_enabled())
+  if (impl->requires_grad && !impl->grad_fn && grad_enabled()) {
     throw ValueError(std::string("[") + op + "] a leaf tensor that requires grad (" +
                      self.type_str() +
                      ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
+  }
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
   // Tape entries that saved this handle keep its old value.
   if (!impl->saved_by.empty()) tape_hooks(op).rebind_saved(self);
@@ -301,7 +306,6 @@ void zero_grad(const std::vector<Tensor>& params) {
   for (const Tensor& p : params)
     if (p.defined()) p.impl()->grad = Tensor();
 }
-
 
 // ---- factories ----
 Tensor full(const std::vector<int64_t>& shape, double value, DType dtype) {

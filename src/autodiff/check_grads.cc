@@ -107,11 +107,12 @@ struct Checker {
       for (size_t k = 0; k < g.size(); ++k) {
         const double w = want[j][k];
         const double diff = std::abs(g[k] - w);
-        if (!(diff <= at + rt * std::abs(w)) && !(std::isnan(g[k]) && std::isnan(w)))
+        if (!(diff <= at + rt * std::abs(w)) && !(std::isnan(g[k]) && std::isnan(w))) {
           throw ValueError("[check_grads] " + what + ": output " + std::to_string(j) + " (" +
                            got[j].type_str() + ") element " + std::to_string(k) + ": got " +
                            num(g[k]) + ", expected " + num(w) + " (|difference| " + num(diff) +
                            " > atol " + num(at) + " + rtol " + num(rt) + " * |expected|)");
+        }
       }
     }
   }
@@ -151,11 +152,12 @@ struct Checker {
     }
     scale = std::abs(want);
     const double diff = std::abs(got - want);
-    if (!(diff <= tol_a + tol_r * scale))
+    if (!(diff <= tol_a + tol_r * scale)) {
       throw ValueError("[check_grads] reverse mode mismatch for " + name +
                        ": got <v, J^T u> = " + num(got) + ", expected <J v, u> = " + num(want) +
                        " (|difference| " + num(diff) + " > atol " + num(tol_a) + " + rtol " +
                        num(tol_r) + " * |expected|)");
+    }
   }
 
   void check(const FlatFn& f, const Tensors& args, int order, const std::string& of) {

@@ -2,9 +2,9 @@
 // tensors appended as operands, one control-flow node recorded.
 #include "lazax/autodiff/control_flow.h"
 
+#include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/tape.h"
 #include "lazax/ir/builder.h"
-#include "lazax/autodiff/pure.h"
 
 namespace lazax {
 namespace {
@@ -16,16 +16,18 @@ struct Traced {
 
 Traced trace_body(const std::string& name, const Tensors& example, const BranchFn& body) {
   auto e = detail::trace_pure(name, name, example, body);
-  if (!e->arg_writebacks.empty() || !e->outer_writebacks.empty())
+  if (!e->arg_writebacks.empty() || !e->outer_writebacks.empty()) {
     throw ValueError("[" + name + "] the body updates a tensor in place (" +
                      std::to_string(e->arg_writebacks.size() + e->outer_writebacks.size()) +
                      " write-backs); control-flow bodies must be pure: return the new value");
+  }
   return {e->fn, e->captures};
 }
 
 // A function with params (explicit..., all_captures...) that calls `t.fn` on the explicit params
 // and its own captures, which sit at `offset` among all captures.
-FunctionPtr widen(const Traced& t, const std::string& name, const std::vector<TensorType>& explicit_types,
+FunctionPtr widen(const Traced& t, const std::string& name,
+                  const std::vector<TensorType>& explicit_types,
                   const std::vector<TensorType>& all_capture_types, size_t offset) {
   Builder b(name);
   std::vector<ValueRef> ex, caps;
@@ -53,7 +55,8 @@ std::string type_list(const std::vector<TensorType>& ts) {
 
 }  // namespace
 
-Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, const Tensors& operands) {
+Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches,
+                const Tensors& operands) {
   if (branches.empty()) throw ValueError("[cond] needs at least one branch");
   if (index.dim() != 0 || (index.dtype() != DType::boolean && !is_integer(index.dtype())))
     throw DTypeError("[cond] the predicate must be a bool or integer scalar, got " +
@@ -61,12 +64,14 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
   std::vector<Traced> traced;
   for (size_t i = 0; i < branches.size(); ++i)
     traced.push_back(trace_body("cond_branch" + std::to_string(i), operands, branches[i]));
-  for (size_t i = 1; i < traced.size(); ++i)
-    if (traced[i].fn->result_types() != traced[0].fn->result_types())
+  for (size_t i = 1; i < traced.size(); ++i) {
+    if (traced[i].fn->result_types() != traced[0].fn->result_types()) {
       throw ShapeError("[cond] branch " + std::to_string(i) + " returns " +
                        type_list(traced[i].fn->result_types()) + " but branch 0 returns " +
                        type_list(traced[0].fn->result_types()) +
                        "; both branches must return the same number, dtypes and shapes");
+    }
+  }
   Tensors caps;
   std::vector<size_t> offsets;
   for (const Traced& t : traced) {
@@ -76,7 +81,8 @@ Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, cons
   std::vector<TensorType> ex = types_of(operands), cap_types = types_of(caps);
   CondAttrs attrs;
   for (size_t i = 0; i < traced.size(); ++i)
-    attrs.branches.push_back(widen(traced[i], "branch" + std::to_string(i), ex, cap_types, offsets[i]));
+    attrs.branches.push_back(
+        widen(traced[i], "branch" + std::to_string(i), ex, cap_types, offsets[i]));
   // cond takes a bool or i32 index; others are clamped first (an i64 index of 2^32 is past the
   // last branch, not 0).
   Tensor idx = index.dtype() == DType::boolean || index.dtype() == DType::i32
@@ -102,7 +108,8 @@ Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors&
   Traced c = trace_body("while_cond", init, cond_fn);
   Traced b = trace_body("while_body", init, body);
   std::vector<TensorType> carry = types_of(init);
-  if (c.fn->result_types().size() != 1 || c.fn->result_types()[0] != TensorType{DType::boolean, Shape{}})
+  if (c.fn->result_types().size() != 1 ||
+      c.fn->result_types()[0] != TensorType{DType::boolean, Shape{}})
     throw ShapeError("[while_loop] cond_fn must return one bool scalar, got " +
                      type_list(c.fn->result_types()));
   if (b.fn->result_types() != carry)
@@ -118,9 +125,11 @@ Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors&
   // body: returns new carry ++ the captures unchanged.
   Builder bb("body");
   std::vector<ValueRef> ps;
+  ps.reserve(all.size());
   for (const auto& t : all) ps.push_back(bb.param(t));
   std::vector<ValueRef> args(ps.begin(), ps.begin() + static_cast<long>(carry.size()));
-  for (size_t i = 0; i < b.captures.size(); ++i) args.push_back(ps[carry.size() + c.captures.size() + i]);
+  for (size_t i = 0; i < b.captures.size(); ++i)
+    args.push_back(ps[carry.size() + c.captures.size() + i]);
   std::vector<ValueRef> outs = bb.add_multi(OpCode::call, args, CallAttrs{b.fn});
   for (size_t i = carry.size(); i < all.size(); ++i) outs.push_back(ps[i]);
   FunctionPtr bf = bb.build(outs);
@@ -136,7 +145,8 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
   int64_t length = -1;
   Tensors x_slices;
   for (const Tensor& x : xs) {
-    if (x.dim() == 0) throw ShapeError("[scan] xs must have a leading dimension, got " + x.type_str());
+    if (x.dim() == 0)
+      throw ShapeError("[scan] xs must have a leading dimension, got " + x.type_str());
     if (length >= 0 && x.size(0) != length)
       throw ShapeError("[scan] all xs need the same leading dimension, got " +
                        std::to_string(length) + " and " + x.type_str());
@@ -144,13 +154,15 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
     std::vector<int64_t> dims = x.sizes();
     x_slices.push_back(zeros(std::vector<int64_t>(dims.begin() + 1, dims.end()), x.dtype()));
   }
-  if (length < 0) throw ValueError("[scan] needs at least one xs tensor (use fori_loop for a counted loop)");
+  if (length < 0)
+    throw ValueError("[scan] needs at least one xs tensor (use fori_loop for a counted loop)");
   size_t nc = init.size();
   size_t ny = 0;
   Tensors example = init;
   for (const Tensor& x : x_slices) example.push_back(x);
   Traced b = trace_body("scan_body", example, [&](const Tensors& a) {
-    Tensors c(a.begin(), a.begin() + static_cast<long>(nc)), x(a.begin() + static_cast<long>(nc), a.end());
+    Tensors c(a.begin(), a.begin() + static_cast<long>(nc)),
+        x(a.begin() + static_cast<long>(nc), a.end());
     auto [nc_out, ys] = body(c, x);
     if (nc_out.size() != nc)
       throw ShapeError("[scan] body returned " + std::to_string(nc_out.size()) + " carries for " +
@@ -162,11 +174,13 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
   });
   std::vector<TensorType> carry = types_of(init);
   auto res = b.fn->result_types();
-  for (size_t i = 0; i < nc; ++i)
-    if (res[i] != carry[i])
+  for (size_t i = 0; i < nc; ++i) {
+    if (res[i] != carry[i]) {
       throw ShapeError("[scan] the body's carry " + std::to_string(i) + " comes back as " +
                        res[i].str() + " but went in as " + carry[i].str() +
                        "; a carry must keep its dtype and shape");
+    }
+  }
   // Captures ride along as extra carries (returned unchanged).
   Builder bb("scan_body");
   std::vector<TensorType> cap_types = types_of(b.captures);
@@ -198,9 +212,10 @@ Tensors fori_loop(int64_t lower, int64_t upper,
                   const Tensors& init) {
   if (upper <= lower) return init;
   Tensor idx = arange(upper - lower, DType::i32) + static_cast<double>(lower);
-  auto [c, ys] = scan([&](const Tensors& carry, const Tensors& x) {
-    return std::make_pair(body(x[0], carry), Tensors{});
-  }, init, {idx});
+  auto [c, ys] =
+      scan([&](const Tensors& carry,
+               const Tensors& x) { return std::make_pair(body(x[0], carry), Tensors{}); },
+           init, {idx});
   return c;
 }
 

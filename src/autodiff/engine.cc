@@ -6,8 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/trace/scope.h"
 
 namespace lazax::autodiff {
@@ -38,6 +38,7 @@ struct Key {
   bool operator==(const Key&) const = default;
 };
 Key leaf_key(uint64_t id) {
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a key, never dereferenced
   return {reinterpret_cast<const void*>(static_cast<uintptr_t>(id)), -1};
 }
 struct KeyHash {
@@ -130,11 +131,8 @@ void collect(const std::vector<Tensor>& roots, const std::unordered_set<Key, Key
       bool l = all;
       for (const auto& e : n->next) {
         if (l) break;
-        if (e.fn ? (w.seen(e.fn.get()) && e.fn->reaches_target) : false)
-          l = true;
-        else if (!targets.empty() && targets.count(key_of(e)))
-          l = true;
-        else if (all && (e.fn || e.leaf_impl))
+        if ((e.fn ? (w.seen(e.fn.get()) && e.fn->reaches_target) : false) ||
+            (!targets.empty() && targets.count(key_of(e))) || (all && (e.fn || e.leaf_impl)))
           l = true;
       }
       n->reaches_target = l;
@@ -196,21 +194,23 @@ std::span<const Tensor> outputs_for_rule(const std::shared_ptr<GradNode>& n, boo
 }
 
 void check_saved(const GradNode& n) {
-  if (n.released)
+  if (n.released) {
     throw ValueError(
         "[backward] trying to backward through the graph a second time (its saved "
         "values were freed by the first backward); pass retain_graph=true to the "
         "first backward() if you need to call it twice");
+  }
   // Only a leaf that required grad when saved is held as is (save_input): any other input was
   // registered, and an in-place update first handed the entry a copy of the old value. Its edge
   // points at it, so the other inputs' handles (cold by now) are not read.
   for (size_t i = 0; i < n.next.size(); ++i) {
     const GradNode::Edge& e = n.next[i];
-    if (e.leaf_impl && e.leaf_impl->version != e.version)
+    if (e.leaf_impl && e.leaf_impl->version != e.version) {
       throw ValueError("[backward] a leaf " + n.inputs[i].type_str() + " saved by " +
                        std::string(op_name(n.op)) +
                        " was modified in place after it was used; do in-place updates after "
                        "backward()");
+    }
   }
 }
 
@@ -243,10 +243,11 @@ class BackwardPass {
       const Tensor& r = roots[i];
       Tensor ct = cts[i];
       if (!ct.defined()) {
-        if (r.numel() != 1)
+        if (r.numel() != 1) {
           throw ValueError(
               "[backward] grad can be implicitly created only for scalar outputs, got " +
               r.type_str() + "; pass a gradient of the same shape");
+        }
         ct = ones(r.sizes(), r.dtype());
       } else if (ct.dtype() != r.dtype()) {
         ct = ct.to(r.dtype());  // as PyTorch's engine does (validate_outputs)
@@ -333,10 +334,11 @@ class BackwardPass {
 
   Tensor ct_of(const Key& k) const {
     auto* node = static_cast<const GradNode*>(k.p);
-    if (k.i >= 0 && walk_.seen(node))
+    if (k.i >= 0 && walk_.seen(node)) {
       return static_cast<size_t>(k.i) < node->out_cts.size()
                  ? node->out_cts[static_cast<size_t>(k.i)]
                  : Tensor();
+    }
     auto it = other_.find(k);
     return it != other_.end() ? it->second : Tensor();
   }
@@ -483,10 +485,11 @@ namespace lazax {
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph,
                       bool create_graph) const {
   if (!defined()) throw ValueError("[backward] the tensor is undefined");
-  if (!requires_grad())
+  if (!requires_grad()) {
     throw ValueError("[backward] " + type_str() +
                      " does not require grad and has no tape entry: no input of its computation "
                      "had requires_grad_() set (or it was computed under NoGrad)");
+  }
   autodiff::run_backward({*this}, {gradient}, {},
                          {.accumulate_leaves = true,
                           .retain_graph = retain_graph.value_or(create_graph),

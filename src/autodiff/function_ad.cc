@@ -5,9 +5,9 @@
 #include <span>
 #include <string>
 
-#include "lazax/autodiff/tape.h"
 #include "engine.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/builder.h"
 #include "lazax/ir/extract.h"
@@ -19,12 +19,14 @@ namespace {
 
 std::vector<Tensor> placeholders(const std::vector<TensorType>& types) {
   std::vector<Tensor> out;
+  out.reserve(types.size());
   for (const auto& t : types) out.push_back(make_pending(add_trace_param(t)));
   return out;
 }
 
 std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
   std::vector<GraphValue> out;
+  out.reserve(ts.size());
   for (const Tensor& t : ts) out.push_back(operand(t, "trace"));
   return out;
 }
@@ -41,21 +43,24 @@ std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args) {
                      " arguments, got " + std::to_string(args.size()));
   std::vector<std::vector<Tensor>> values(f.nodes().size());
   for (int i = 0; i < f.num_params(); ++i) {
-    if (args[static_cast<size_t>(i)].impl()->type() != f.param_type(i))
+    if (args[static_cast<size_t>(i)].impl()->type() != f.param_type(i)) {
       throw ValueError("[replay] argument " + std::to_string(i) + " of @" + f.name() +
                        " should be " + f.param_type(i).str() + ", got " +
                        args[static_cast<size_t>(i)].type_str());
+    }
     values[static_cast<size_t>(i)] = {args[static_cast<size_t>(i)]};
   }
   for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
     const Node& n = f.nodes()[i];
     std::vector<Tensor> in;
-    for (auto o : n.operands) in.push_back(values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)]);
+    for (auto o : n.operands)
+      in.push_back(values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)]);
     ProfilerScope scope = ProfilerScope::restore(n.debug.scope);
     values[i] = record_op(n.op, in, n.attrs);
   }
   std::vector<Tensor> out;
-  for (auto r : f.results()) out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
+  for (auto r : f.results())
+    out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
   return out;
 }
 
@@ -114,8 +119,7 @@ JointProgram trace_joint(const Function& f, const VjpPrograms& p) {
     ++k;
   }
   std::vector<Tensor> grads;
-  if (!targets.empty() && !roots.empty())
-    grads = run_backward(roots, root_cts, targets, {});
+  if (!targets.empty() && !roots.empty()) grads = run_backward(roots, root_cts, targets, {});
   for (size_t i = grads.size(); i < targets.size(); ++i)
     grads.push_back(zeros_of(targets[i].impl()->type()));
   std::vector<Tensor> results = outs;
@@ -378,6 +382,7 @@ FunctionPtr jvp_program(const FunctionPtr& f) {
     std::vector<Tensor> outs = replay(*f, xs);
     std::vector<Tensor> out_tans = run_forward(diff_in, diff_tan, outs);
     std::vector<Tensor> results;
+    results.reserve(2 * outs.size());
     for (const Tensor& o : outs) results.push_back(o);
     for (size_t i = 0; i < outs.size(); ++i)
       if (is_floating(outs[i].dtype())) results.push_back(out_tans[i]);
@@ -476,6 +481,7 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   // 1. Carry history.
   Builder hb(body.name() + "_hist");
   std::vector<ValueRef> ps;
+  ps.reserve(bp.size());
   for (const auto& t : bp) ps.push_back(hb.param(t));
   std::vector<ValueRef> outs = hb.add_multi(OpCode::call, ps, CallAttrs{a.body});
   for (size_t i = 0; i < nc; ++i) outs.push_back(ps[i]);
@@ -485,6 +491,7 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   std::vector<Tensor> history(fwd.begin() + static_cast<long>(nc + ny), fwd.end());
   // 2. The backward body: (ct_c..., x..., c..., ct_y(float)...) -> (ct_c_prev..., ct_x(float)...).
   std::vector<bool> wrt;
+  wrt.reserve(bp.size());
   for (const auto& t : bp) wrt.push_back(is_floating(t.dtype));
   const VjpPrograms& p = vjp_programs(a.body, wrt);
   Builder bb(body.name() + "_bwd_scan");
@@ -518,15 +525,16 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
     in.push_back(cts[i].defined() ? cts[i] : zeros_of(c.outputs[i].impl()->type()));
   for (size_t i = 0; i < nx; ++i) in.push_back(c.inputs[nc + i]);
   for (const Tensor& h : history) in.push_back(h);
-  for (size_t j = 0; j < ny; ++j)
+  for (size_t j = 0; j < ny; ++j) {
     if (is_floating(br[nc + j].dtype))
-      in.push_back(cts[nc + j].defined() ? cts[nc + j] : zeros_of(c.outputs[nc + j].impl()->type()));
-  std::vector<Tensor> r = record_op(OpCode::scan, in, back);
-  std::vector<Tensor> result;
-  for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
-  k = nc;
-  for (size_t i = 0; i < nx; ++i) result.push_back(wrt[nc + i] ? r[k++] : Tensor());
-  return result;
-}
+      in.push_back(cts[nc + j].defined() ? cts[nc + j]
+                                         : zeros_of(c.outputs[nc + j].impl()->type()));
+    std::vector<Tensor> r = record_op(OpCode::scan, in, back);
+    std::vector<Tensor> result;
+    for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
+    k = nc;
+    for (size_t i = 0; i < nx; ++i) result.push_back(wrt[nc + i] ? r[k++] : Tensor());
+    return result;
+  }
 
 }  // namespace lazax::autodiff

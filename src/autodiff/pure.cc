@@ -4,15 +4,15 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "lazax/autodiff/tape.h"
 #include "engine.h"
 #include "lazax/autodiff/function_ad.h"
+#include "lazax/autodiff/tape.h"
+#include "lazax/autodiff/transforms.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/detail/deferred_values.h"
 #include "lazax/trace/trace_stack.h"
-#include "lazax/autodiff/transforms.h"
 
 namespace lazax {
 namespace detail {

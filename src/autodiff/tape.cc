@@ -1,10 +1,11 @@
 // Recording the autograd tape: which ops get a GradNode, and the Tensor methods that expose
 // gradients. The backward walk itself (VJP rules) lives in the autodiff layer.
+#include "lazax/autodiff/tape.h"
+
 #include <atomic>
 
 #include "lazax/core/chain_release.h"
 #include "lazax/trace/scope.h"
-#include "lazax/autodiff/tape.h"
 
 namespace lazax {
 namespace {
@@ -115,8 +116,7 @@ void GradNode::DeferredOutputs::materialize() {
 }
 
 std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>& scratch) {
-  if (!node.deferred || node.deferred->empty())
-    return {node.outputs.begin(), node.outputs.size()};
+  if (!node.deferred || node.deferred->empty()) return {node.outputs.begin(), node.outputs.size()};
   scratch.clear();
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const GraphValue& v = node.deferred->value(i);
@@ -125,8 +125,7 @@ std::span<const Tensor> saved_outputs(const GradNode& node, std::vector<Tensor>&
   return scratch;
 }
 
-void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index,
-                 bool keep) {
+void save_output(const std::shared_ptr<GradNode>& node, const Tensor& t, int32_t index, bool keep) {
   if (keep && t.impl()->is_pending() && !t.impl()->is_tracer()) {
     if (!node->deferred) node->deferred = make_pooled_unique<GradNode::DeferredOutputs>(*node);
     node->deferred->add(node->outputs.size(), t.impl()->pending());
@@ -173,10 +172,11 @@ Tensor& Tensor::requires_grad_(bool on) {
   if (on && !is_floating(dtype()))
     throw DTypeError("[requires_grad_] only floating-point tensors can require grad, got " +
                      type_str() + "; convert with .to(DType::f32) first");
-  if (!on && impl_->grad_fn)
+  if (!on && impl_->grad_fn) {
     throw ValueError(
         "[requires_grad_] cannot turn off requires_grad on a non-leaf tensor; use "
         "detach()");
+  }
   impl_->requires_grad = on;
   return *this;
 }

@@ -1,8 +1,8 @@
 // The non-templated parts of the functional transforms.
 #include "lazax/autodiff/transforms.h"
 
-#include "lazax/autodiff/tape.h"
 #include "engine.h"
+#include "lazax/autodiff/tape.h"
 
 namespace lazax::detail {
 
@@ -73,36 +73,45 @@ std::vector<Tensor> detach_all(const std::vector<Tensor>& xs) {
 
 void check_grad_output(const std::vector<Tensor>& out, const char* who) {
   const Tensor& v = out[0];
-  if (!v.defined()) throw ValueError(std::string("[") + who + "] the function returned an undefined tensor");
-  if (v.numel() != 1 || v.dim() != 0)
+  if (!v.defined())
+    throw ValueError(std::string("[") + who + "] the function returned an undefined tensor");
+  if (v.numel() != 1 || v.dim() != 0) {
     throw ValueError(std::string("[") + who +
                      "] Gradient only defined for scalar-output functions. Output had shape: " +
                      v.shape().str() + " (" + v.type_str() +
                      "); reduce it (e.g. sum()) or use vjp with a cotangent");
+  }
   if (!is_floating(v.dtype()))
     throw DTypeError(std::string("[") + who + "] the output must be floating point, got " +
                      v.type_str());
 }
 
 void check_grad_inputs(const std::vector<Tensor>& in, int argnum, const char* who) {
-  for (const Tensor& t : in)
-    if (t.defined() && !is_floating(t.dtype()))
-      throw DTypeError(std::string("[") + who + "] requires real-valued inputs (floating dtype) "
-                       "for differentiation, but argument " + std::to_string(argnum) + " has " +
-                       t.type_str() + "; convert it with .to(DType::f32) or leave it out of "
+  for (const Tensor& t : in) {
+    if (t.defined() && !is_floating(t.dtype())) {
+      throw DTypeError(std::string("[") + who +
+                       "] requires real-valued inputs (floating dtype) "
+                       "for differentiation, but argument " +
+                       std::to_string(argnum) + " has " + t.type_str() +
+                       "; convert it with .to(DType::f32) or leave it out of "
                        "argnums");
+    }
+  }
 }
 
 void check_tangents(const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents) {
-  if (primals.size() != tangents.size())
+  if (primals.size() != tangents.size()) {
     throw ValueError("[jvp] primal and tangent arguments must have the same structure: " +
                      std::to_string(primals.size()) + " vs " + std::to_string(tangents.size()) +
                      " tensors");
-  for (size_t i = 0; i < primals.size(); ++i)
-    if (primals[i].impl()->type() != tangents[i].impl()->type())
+  }
+  for (size_t i = 0; i < primals.size(); ++i) {
+    if (primals[i].impl()->type() != tangents[i].impl()->type()) {
       throw ValueError("[jvp] primal and tangent arguments must have equal types, got " +
                        primals[i].type_str() + " and " + tangents[i].type_str() + " at leaf " +
                        std::to_string(i));
+    }
+  }
 }
 
 std::vector<Tensor> attach_custom_vjp(
@@ -119,9 +128,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
   return attach_custom_vjp(inputs, detach_all(outs), std::move(bwd));
 }
 
-std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd,
-                                      std::shared_ptr<void> state) {
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs, std::vector<Tensor>&& outs,
+                                      CustomVjpWithInputs bwd, std::shared_ptr<void> state) {
   // Results that nothing else holds and that are on no tape are used as they are.
   std::vector<Tensor> fresh = std::move(outs);
   for (Tensor& t : fresh) {

@@ -23,9 +23,7 @@ std::string dims_str(const Dims& d) {
   return s + "]";
 }
 
-std::string vec_str(const std::vector<int64_t>& v) {
-  return dims_str(Dims(v.begin(), v.end()));
-}
+std::string vec_str(const std::vector<int64_t>& v) { return dims_str(Dims(v.begin(), v.end())); }
 
 std::string Shape::str() const { return dims_str(dims_); }
 

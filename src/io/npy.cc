@@ -62,9 +62,12 @@ DType dtype_from_descr(const std::string& descr, const std::string& file) {
   for (const DescrRow& row : kDescrs) {
     if (row.code != code) continue;
     // '=' and '|' mean native order, which is little-endian here; order is moot for one byte.
-    if (order == '>' && dtype_size(row.dtype) > 1)
-      fail(file, "big-endian dtype '" + descr + "' is not supported; convert it with "
-                 "arr.astype('<" + std::string(code) + "') before saving");
+    if (order == '>' && dtype_size(row.dtype) > 1) {
+      fail(file, "big-endian dtype '" + descr +
+                     "' is not supported; convert it with "
+                     "arr.astype('<" +
+                     std::string(code) + "') before saving");
+    }
     return row.dtype;
   }
   fail(file, "unsupported dtype '" + descr +
@@ -100,16 +103,19 @@ Literal parse_npy(std::span<const uint8_t> bytes, const std::string& file) {
                    " bytes but only " + std::to_string(n - header_start) + " follow");
   std::string_view header(reinterpret_cast<const char*>(bytes.data() + header_start), header_len);
   if (major < 3) {  // latin-1: anything outside ASCII cannot be part of a valid header anyway
-    for (char c : header)
+    for (char c : header) {
       if (static_cast<unsigned char>(c) >= 0x80)
-        fail(file, "bad header: non-ASCII byte in a version " + std::to_string(major) +
-                       ".0 header");
+        fail(file,
+             "bad header: non-ASCII byte in a version " + std::to_string(major) + ".0 header");
+    }
   }
   npy::Header h = npy::parse_header_dict(header, file);
   const DType dtype = dtype_from_descr(h.descr, file);
-  if (h.fortran_order && h.shape.size() > 1)
-    fail(file, "Fortran-order (column-major) arrays are not supported; save "
-               "np.ascontiguousarray(arr) instead");
+  if (h.fortran_order && h.shape.size() > 1) {
+    fail(file,
+         "Fortran-order (column-major) arrays are not supported; save "
+         "np.ascontiguousarray(arr) instead");
+  }
 
   // Sizes: refuse anything whose byte count does not fit rather than wrapping around.
   int64_t numel = 1;
@@ -121,11 +127,11 @@ Literal parse_npy(std::span<const uint8_t> bytes, const std::string& file) {
     fail(file, "shape " + shape_text(h.shape) + " is too large (its byte count overflows)");
   const size_t data_start = header_start + header_len;
   const size_t have = n - data_start;
-  if (have != need)
-    fail(file, "data size mismatch: shape " + shape_text(h.shape) + " of '" + h.descr +
-                   "' needs " + std::to_string(need) + " bytes but the file has " +
-                   std::to_string(have) + " after the header" +
-                   (have < need ? " (truncated?)" : ""));
+  if (have != need) {
+    fail(file, "data size mismatch: shape " + shape_text(h.shape) + " of '" + h.descr + "' needs " +
+                   std::to_string(need) + " bytes but the file has " + std::to_string(have) +
+                   " after the header" + (have < need ? " (truncated?)" : ""));
+  }
 
   Literal lit = Literal::zeros(TensorType{dtype, Shape(h.shape)});
   if (need == 0) return lit;
@@ -144,10 +150,11 @@ std::vector<uint8_t> encode_npy(const Literal& value) {
   std::string_view descr;
   for (const DescrRow& row : kDescrs)
     if (row.dtype == dtype) descr = row.canonical;
-  if (descr.empty())
-    throw IOError("[npy] cannot write a " + value.type.str() +
-                  " array: NumPy has no " + std::string(dtype_name(dtype)) +
+  if (descr.empty()) {
+    throw IOError("[npy] cannot write a " + value.type.str() + " array: NumPy has no " +
+                  std::string(dtype_name(dtype)) +
                   " dtype; convert it to f32 first (convert {dtype=f32})");
+  }
   std::string dict = npy::format_header_dict(descr, value.shape().vec());
 
   // As numpy.lib.format._wrap_header: pad with spaces and a '\n' so the data is 64-aligned,

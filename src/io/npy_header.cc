@@ -42,7 +42,8 @@ class DictParser {
         h.shape = parse_tuple();
         have_shape = true;
       } else {
-        fail_at(key_pos, "unexpected key '" + key + "' (a .npy header has descr, fortran_order, shape)");
+        fail_at(key_pos,
+                "unexpected key '" + key + "' (a .npy header has descr, fortran_order, shape)");
       }
       skip_ws();
       if (eat(',')) continue;
@@ -77,8 +78,8 @@ class DictParser {
     if (!eat(c)) fail(what);
   }
   void skip_ws() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' ||
-                                s_[pos_] == '\r'))
+    while (pos_ < s_.size() &&
+           (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r'))
       ++pos_;
   }
 
@@ -118,7 +119,8 @@ class DictParser {
     int64_t v = 0;
     while (std::isdigit(static_cast<unsigned char>(peek()))) {
       int d = s_[pos_++] - '0';
-      if (v > (std::numeric_limits<int64_t>::max() - d) / 10) fail("dimension too large in 'shape'");
+      if (v > (std::numeric_limits<int64_t>::max() - d) / 10)
+        fail("dimension too large in 'shape'");
       v = v * 10 + d;
     }
     eat('L');  // Python 2 long literals, as old NumPy wrote them
@@ -163,8 +165,8 @@ std::string format_header_dict(std::string_view descr, const std::vector<int64_t
   }
   if (shape.size() == 1) tuple += ",";
   tuple += ")";
-  std::string h = "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': " +
-                  tuple + ", }";
+  std::string h =
+      "{'descr': '" + std::string(descr) + "', 'fortran_order': False, 'shape': " + tuple + ", }";
   // numpy.save leaves room to grow the first axis in place: 21 digits minus those used.
   constexpr size_t kGrowthAxisMaxDigits = 21;
   if (!shape.empty()) {

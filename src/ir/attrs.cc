@@ -15,12 +15,8 @@ struct FieldHasher {
   Hasher& h;
   void operator()(std::string_view, const int64_t& v) { h.add_signed(v); }
   void operator()(std::string_view, const bool& v) { h.add(static_cast<uint64_t>(v)); }
-  void operator()(std::string_view, const IntList& v) {
-    h.add_words(v.data(), v.size());
-  }
-  void operator()(std::string_view, const Shape& v) {
-    h.add_words(v.dims().data(), v.rank());
-  }
+  void operator()(std::string_view, const IntList& v) { h.add_words(v.data(), v.size()); }
+  void operator()(std::string_view, const Shape& v) { h.add_words(v.dims().data(), v.rank()); }
   void operator()(std::string_view, const DType& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const CompareDir& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const GatherMode& v) { h.add(static_cast<uint64_t>(v)); }
@@ -44,7 +40,9 @@ struct FieldCollector {
   std::array<const void*, kMaxFields>* ptrs;
   size_t* n;
   template <class T>
-  void operator()(std::string_view, const T& v) { (*ptrs)[(*n)++] = &v; }
+  void operator()(std::string_view, const T& v) {
+    (*ptrs)[(*n)++] = &v;
+  }
 };
 
 template <class T>

@@ -19,8 +19,8 @@ ValueRef Builder::param(const TensorType& t, DebugInfo debug) {
 void Builder::check_ref(ValueRef v, OpCode op) const {
   if (v.node < 0 || static_cast<size_t>(v.node) >= nodes_.size() || v.index < 0 ||
       static_cast<size_t>(v.index) >= nodes_[static_cast<size_t>(v.node)].outputs.size()) {
-    throw ValueError("[" + std::string(op_name(op)) + "] operand %" + std::to_string(v.node) +
-                     "#" + std::to_string(v.index) + " does not exist in @" + name_);
+    throw ValueError("[" + std::string(op_name(op)) + "] operand %" + std::to_string(v.node) + "#" +
+                     std::to_string(v.index) + " does not exist in @" + name_);
   }
 }
 

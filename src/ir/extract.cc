@@ -55,6 +55,7 @@ FunctionPtr extract_function(const Function& f, std::string name,
     nodes.push_back(std::move(n));
   }
   std::vector<ValueRef> results;
+  results.reserve(outputs.size());
   for (auto o : outputs) results.push_back(ref(o));
   return std::make_shared<Function>(std::move(name), std::move(nodes),
                                     static_cast<int>(inputs.size()), std::move(results));

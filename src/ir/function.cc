@@ -90,6 +90,7 @@ Function::Function(std::string name, std::vector<Node> nodes, int num_params,
 
 std::vector<TensorType> Function::param_types() const {
   std::vector<TensorType> out;
+  out.reserve(static_cast<size_t>(num_params_));
   for (int i = 0; i < num_params_; ++i) out.push_back(param_type(i));
   return out;
 }

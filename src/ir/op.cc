@@ -33,7 +33,7 @@ const std::array<OpInfo, kNumOps> kTable = {{
 constexpr auto kAttrsHaveBodies = [] {
   std::array<bool, std::variant_size_v<Attrs>> t{};
 #define LAZAX_OP_BODIES(name, attrs, arity, flags, rule) \
-  if ((flags) & kHasBodies) t[variant_index<attrs, Attrs>()] = true;
+  if ((flags)&kHasBodies) t[variant_index<attrs, Attrs>()] = true;
   LAZAX_OPS(LAZAX_OP_BODIES)
 #undef LAZAX_OP_BODIES
   return t;
@@ -60,7 +60,8 @@ std::optional<OpCode> op_from_name(std::string_view name) {
 bool has_bodies(const Attrs& a) { return kAttrsHaveBodies[a.index()]; }
 
 Attrs default_attrs(OpCode op) {
-  return make_attrs(op_info(op).attrs_index, std::make_index_sequence<std::variant_size_v<Attrs>>{});
+  return make_attrs(op_info(op).attrs_index,
+                    std::make_index_sequence<std::variant_size_v<Attrs>>{});
 }
 
 std::vector<TensorType> infer_types(OpCode op, std::span<const TensorType> in, const Attrs& attrs) {

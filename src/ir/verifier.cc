@@ -62,8 +62,8 @@ class Verifier {
       return;
     }
     if (n.op == OpCode::parameter) {
-      fail(i, "parameters must come first (this function has " +
-                  std::to_string(f_->num_params()) + ")");
+      fail(i, "parameters must come first (this function has " + std::to_string(f_->num_params()) +
+                  ")");
     }
     std::vector<TensorType> in;
     for (size_t k = 0; k < n.operands.size(); ++k) {
@@ -97,8 +97,8 @@ class Verifier {
     }
     const auto* a = std::get_if<ParameterAttrs>(&n.attrs);
     if (!a || a->index != i) {
-      fail(i, "parameter at position " + std::to_string(i) + " must have index " +
-                  std::to_string(i));
+      fail(i,
+           "parameter at position " + std::to_string(i) + " must have index " + std::to_string(i));
     }
     if (!n.operands.empty()) fail(i, "a parameter takes no operands");
     if (n.outputs.size() != 1) fail(i, "a parameter has exactly one output");

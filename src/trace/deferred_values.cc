@@ -13,7 +13,10 @@ void DeferredValues::link() {
   if (linked_) return;
   prev_ = g_tail;
   next_ = nullptr;
-  if (g_tail) g_tail->next_ = this; else g_head = this;
+  if (g_tail)
+    g_tail->next_ = this;
+  else
+    g_head = this;
   g_tail = this;
   linked_ = true;
 }
@@ -22,8 +25,14 @@ DeferredValues::~DeferredValues() { unregister(); }
 
 void DeferredValues::unregister() {
   if (!linked_) return;
-  if (prev_) prev_->next_ = next_; else g_head = next_;
-  if (next_) next_->prev_ = prev_; else g_tail = prev_;
+  if (prev_)
+    prev_->next_ = next_;
+  else
+    g_head = next_;
+  if (next_)
+    next_->prev_ = prev_;
+  else
+    g_tail = prev_;
   prev_ = next_ = nullptr;
   linked_ = false;
 }

@@ -104,9 +104,8 @@ uint64_t graph_node_hash(OpCode op, uint64_t attrs_hash, std::span<const TensorT
 const Function* fitting_callee(const GraphOperands& operands, const Attrs& attrs) {
   const auto* a = std::get_if<CallAttrs>(&attrs);
   const Function* f = a ? a->callee.get() : nullptr;
-  if (!f ||
-      !f->takes_interned(operands.size(),
-                         [&](size_t i) -> const TensorType& { return operands[i].type(); }))
+  if (!f || !f->takes_interned(operands.size(),
+                               [&](size_t i) -> const TensorType& { return operands[i].type(); }))
     return nullptr;
   return f;
 }
@@ -128,7 +127,9 @@ struct ShapeMemo {
 
   // The key of `op` on `operands` with `attrs`, or false when it has none.
   static bool key(OpCode op, const GraphOperands& operands, const SharedAttrs& attrs, Entry& k) {
-    if (operands.size() > 3 || (k.attrs = attrs.lasting_id()) == 0) return false;
+    if (operands.size() > 3) return false;
+    k.attrs = attrs.lasting_id();
+    if (k.attrs == 0) return false;
     k.op_and_arity = static_cast<uint64_t>(op) << 8 | operands.size();
     for (size_t i = 0; i < operands.size(); ++i) k.in[i] = &operands[i].type();
     return true;
@@ -158,13 +159,13 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
   GraphOutputs types;
   std::span<const TensorType> outputs;  // (what the node's hash reads)
   ShapeMemo::Entry key;
-  ShapeMemo::Entry* memo = nullptr;
+  ShapeMemo::Entry* memo =
+      !callee && ShapeMemo::key(op, operands, attrs, key) ? &t_shape_memo.slot(key) : nullptr;
   if (callee) {
     // A call's result types stay its callee's (which the node's attributes keep alive).
     types = GraphOutputs::borrowed(callee->interned_result_types());
     outputs = callee->result_types();
-  } else if (ShapeMemo::key(op, operands, attrs, key) &&
-             ShapeMemo::same(*(memo = &t_shape_memo.slot(key)), key)) {
+  } else if (memo && ShapeMemo::same(*memo, key)) {
     types = GraphOutputs::one(*memo->out);
     outputs = {memo->out, 1};
   } else {

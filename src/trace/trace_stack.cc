@@ -68,13 +68,14 @@ GraphValue add_trace_param(const TensorType& type) {
 }
 
 void check_not_leaked(const GraphNode& node, const char* op) {
-  if (node.frame && !node.frame->alive)
+  if (node.frame && !node.frame->alive) {
     throw LeakedTracerError(
         std::string("[") + op + "] this value is a tracer of the function '" + node.frame->name +
         "' traced at " + node.frame->where +
         ", and that trace has ended: the value escaped it (stored in a global or a captured "
         "variable, or returned through a side channel). Return it from the function instead "
         "(see docs/ERRORS.md#leaked-tracer).");
+  }
 }
 
 namespace {
@@ -132,6 +133,7 @@ FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& 
                      "' returns a value from outside the trace that it never used; return a "
                      "value computed inside it");
   };
+  results.reserve(outputs.size() + f.mutations.size());
   for (const auto& o : outputs) results.push_back(lift(o));
   for (auto& m : f.mutations)
     results.push_back(

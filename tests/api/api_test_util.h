@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "lazax/core/error.h"
 #include "lazax/api/tensor.h"
+#include "lazax/core/error.h"
 
 namespace lazax::testing {
 

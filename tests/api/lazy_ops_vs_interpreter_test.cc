@@ -3,8 +3,8 @@
 // code with a sync after every op. Both end in the reference interpreter: the point is that
 // recording, graph building, caching and replay do not change any value.
 #include "api_test_util.h"
-#include "lazax/core/metrics.h"
 #include "lazax/api/random.h"
+#include "lazax/core/metrics.h"
 
 using namespace lazax;
 using namespace lazax::testing;

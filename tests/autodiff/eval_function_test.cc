@@ -8,12 +8,14 @@ using namespace lazax;
 using namespace lazax::test;
 
 namespace {
-const char* kProgram = R"(func @main(%x: f64[2,3], %w: f64[3,4]) -> (f64[], f64[2,4]) {
-  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], rhs_contracting=[0]} : f64[2,4]
-  %1 = tanh(%0) : f64[2,4]
-  %2 = reduce_sum(%1) {axes=[0, 1]} : f64[]
-  return %2, %1
-})";
+const char* kProgram =
+    "func @main(%x: f64[2,3], %w: f64[3,4]) -> (f64[], f64[2,4]) {\n"
+    "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], "
+    "rhs_contracting=[0]} : f64[2,4]\n"
+    "  %1 = tanh(%0) : f64[2,4]\n"
+    "  %2 = reduce_sum(%1) {axes=[0, 1]} : f64[]\n"
+    "  return %2, %1\n"
+    "}";
 }  // namespace
 
 TEST(EvalFunction, ProgramsFromTextAreDifferentiable) {

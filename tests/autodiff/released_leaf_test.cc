@@ -15,11 +15,11 @@ TEST(ReleasedEntryLeaf, GradThroughAReleasedEntryWhoseLeafAddressWasReused) {
   for (int attempt = 0; attempt < 20 && hits == 0; ++attempt) {
     Tensor w = ones({3}, DType::f32) * 3.0;  // pending, pooled impl
     w.requires_grad_(true);
-    Tensor c = w * 2.0;         // tape entry N saves w; its edge's leaf_impl = w's impl
-    c.sum().backward();         // N is released: its saved inputs (w) are dropped
+    Tensor c = w * 2.0;  // tape entry N saves w; its edge's leaf_impl = w's impl
+    c.sum().backward();  // N is released: its saved inputs (w) are dropped
     const TensorImpl* old = w.impl();
     Tensor x0 = ones({3}, DType::f32);
-    w = Tensor();               // w's impl is freed (N no longer holds it)
+    w = Tensor();  // w's impl is freed (N no longer holds it)
     bool hit = false;
     Tensor g;
     try {
@@ -49,10 +49,12 @@ TEST(ReleasedEntryLeaf, JvpThroughAReleasedEntryWhoseLeafAddressWasReused) {
     w = Tensor();
     bool hit = false;
     try {
-      auto [y, ty] = jvp([&](const Tensor& x) {
-        hit = x.impl() == old;
-        return (c * x).sum();
-      }, std::make_tuple(x0), std::make_tuple(t0));
+      auto [y, ty] = jvp(
+          [&](const Tensor& x) {
+            hit = x.impl() == old;
+            return (c * x).sum();
+          },
+          std::make_tuple(x0), std::make_tuple(t0));
       if (hit) ++hits;
       EXPECT_FLOAT_EQ(ty.item(), 18.0);
     } catch (const std::exception& e) {

@@ -55,9 +55,9 @@ TEST(SavedInputs, AHandleUpdatedInPlaceFromItsOwnValue) {
 TEST(SavedInputs, ManyEntriesAndTheSameHandleTwice) {
   Tensor w = leaf({2, 3});
   Tensor x = w * 1.0;
-  Tensor p = x * x;    // x saved twice by one entry
-  Tensor q = x * w;    // and once more by another
-  Tensor r = exp(x);   // and by a third
+  Tensor p = x * x;   // x saved twice by one entry
+  Tensor q = x * w;   // and once more by another
+  Tensor r = exp(x);  // and by a third
   EXPECT_EQ(saved_by(x), 4u);
   x.zero_();
   EXPECT_EQ(saved_by(x), 0u);

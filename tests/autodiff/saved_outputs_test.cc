@@ -17,7 +17,7 @@ namespace {
 // A loss through ops whose rules read their outputs (exp, tanh, logistic, div, rsqrt, amax)
 // and ops whose rules do not (add, mul, matmul, transpose, reshape, sum).
 Tensor loss_of(const Tensor& x, const Tensor& w) {
-  Tensor h = matmul(x, w);                          // [2, 3]
+  Tensor h = matmul(x, w);  // [2, 3]
   Tensor a = exp(h * 0.1) + tanh(h) * sigmoid(h);
   Tensor b = a / (rsqrt(a * a + 1.0) + 2.0);
   Tensor c = transpose(b, 0, 1).reshape({6});

@@ -37,8 +37,8 @@ std::vector<double> grads_of(const Tensor& x0, const Tensor& w0, const Tensor& i
   Tensor x = x0.detach().requires_grad_();
   Tensor w = w0.detach().requires_grad_();
   Tensor y = broadcast_to(x * 2.0, {4, 3});
-  Tensor z = cat({y, y * y}, 0);               // [8, 3]
-  Tensor e = embedding(w, ids);                // [5, 3]
+  Tensor z = cat({y, y * y}, 0);  // [8, 3]
+  Tensor e = embedding(w, ids);   // [5, 3]
   Tensor loss = sum(z) + amax(z, {1}).sum() + (e * e).sum() + max(e, 0).sum();
   loss.backward();
   std::vector<double> g = x.grad().to_vector<double>();

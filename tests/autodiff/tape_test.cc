@@ -217,13 +217,14 @@ TEST(Tape, AGradientOfAnotherDtypeIsCastToTheOutputs) {
   y.backward(from_vector<double>({1.0, 2.0, 3.0}, {3}));
   ASSERT_TRUE(p.grad().defined());
   EXPECT_EQ(p.grad().dtype(), DType::f32);
-  expect_near(values(p.grad()),
-              {std::cos(0.5) * 1.0, std::cos(1.0) * 2.0, std::cos(2.0) * 3.0}, 1e-6);
+  expect_near(values(p.grad()), {std::cos(0.5) * 1.0, std::cos(1.0) * 2.0, std::cos(2.0) * 3.0},
+              1e-6);
   // A gradient of another shape is still an error, naming both types.
   Tensor q = from_vector<float>({1.0f, 2.0f}, {2});
   q.requires_grad_();
-  std::string msg =
-      error_of<ShapeError>([&] { sin(q).backward(from_vector<double>({1.0, 2.0, 3.0}, {3})); });
+  std::string msg = error_of<ShapeError>([&] {
+    sin(q).backward(from_vector<double>({1.0, 2.0, 3.0}, {3}));
+  });
   EXPECT_NE(msg.find("f32[2]"), std::string::npos) << msg;
   EXPECT_FALSE(q.grad().defined());
 }

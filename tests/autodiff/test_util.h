@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "lazax/autodiff/tape.h"
-#include "lazax/autodiff/check_grads.h"
 #include "lazax/api/tensor.h"
+#include "lazax/autodiff/check_grads.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/transforms.h"
 
 namespace lazax::test {

@@ -1,8 +1,9 @@
+#include "lazax/core/dtype.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "lazax/core/dtype.h"
 #include "lazax/core/shape.h"
 
 using namespace lazax;

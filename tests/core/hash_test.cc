@@ -1,12 +1,12 @@
 // hash_words (core/hash.h), which keys lazy graph nodes: a short sequence is mixed as
 // Hasher::add on each word; every word, its position and the length change the hash, for long
 // sequences (hashed as bytes) as for short ones.
+#include "lazax/core/hash.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 #include <vector>
-
-#include "lazax/core/hash.h"
 
 using namespace lazax;
 

@@ -1,7 +1,7 @@
 // The allocator of core/pool_allocator.h (mimalloc where the build has it, operator new in the
-// sanitizer builds): a block's usable size covers the request and all of it is the caller's, objects
-// made by make_pooled and make_pooled_unique are destroyed and freed, a block may be freed on
-// another thread than the one that allocated it, even after that thread has exited, and a size
+// sanitizer builds): a block's usable size covers the request and all of it is the caller's,
+// objects made by make_pooled and make_pooled_unique are destroyed and freed, a block may be freed
+// on another thread than the one that allocated it, even after that thread has exited, and a size
 // no block can have is refused.
 #include <gtest/gtest.h>
 

@@ -10,7 +10,9 @@
 namespace lazax {
 namespace {
 
-std::string data_path(const std::string& name) { return std::string(LAZAX_NPY_TEST_DATA) + "/" + name; }
+std::string data_path(const std::string& name) {
+  return std::string(LAZAX_NPY_TEST_DATA) + "/" + name;
+}
 
 std::vector<uint8_t> file_bytes(const std::string& name) {
   std::ifstream in(data_path(name), std::ios::binary);

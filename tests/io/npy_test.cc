@@ -1,5 +1,7 @@
 // .npy encoding round trips, file writing, and a corpus of broken files that must each raise
 // IOError naming the file and the problem (never crash: this suite also runs under ASan/UBSan).
+#include "lazax/io/npy.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,8 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-
-#include "lazax/io/npy.h"
 
 namespace lazax {
 namespace {
@@ -25,12 +25,14 @@ std::vector<uint8_t> make_npy(const std::string& dict, const std::vector<uint8_t
   while ((8 + len_bytes + header.size() + 1) % 64) header += ' ';
   header += '\n';
   std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', static_cast<uint8_t>(major), 0};
-  for (size_t i = 0; i < len_bytes; ++i) out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
+  for (size_t i = 0; i < len_bytes; ++i)
+    out.push_back(static_cast<uint8_t>(header.size() >> (8 * i)));
   out.insert(out.end(), header.begin(), header.end());
   out.insert(out.end(), data.begin(), data.end());
   return out;
 }
-std::string dict(const std::string& descr, const std::string& shape, const std::string& order = "False") {
+std::string dict(const std::string& descr, const std::string& shape,
+                 const std::string& order = "False") {
   return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }";
 }
 
@@ -41,7 +43,8 @@ void expect_io_error(const std::vector<uint8_t>& bytes, const std::string& fragm
   } catch (const IOError& e) {
     std::string msg = e.what();
     EXPECT_EQ(msg.rfind("[npy] broken.npy: ", 0), 0u) << msg;
-    EXPECT_NE(msg.find(fragment), std::string::npos) << "message: " << msg << "\nwanted: " << fragment;
+    EXPECT_NE(msg.find(fragment), std::string::npos)
+        << "message: " << msg << "\nwanted: " << fragment;
   }
 }
 
@@ -64,12 +67,13 @@ Literal sample(DType t, const Shape& shape) {
   return l;
 }
 
-const DType kNpyTypes[] = {DType::f32, DType::f64, DType::f16, DType::i32,
+const DType kNpyTypes[] = {DType::f32, DType::f64, DType::f16,    DType::i32,
                            DType::i64, DType::u8,  DType::boolean};
 
 TEST(Npy, RoundTripsEveryDTypeAndShape) {
   for (DType t : kNpyTypes) {
-    for (const Shape& s : {Shape{}, Shape{0}, Shape{3}, Shape{2, 3, 4}, Shape{0, 3}, Shape{1, 1, 5}}) {
+    for (const Shape& s :
+         {Shape{}, Shape{0}, Shape{3}, Shape{2, 3, 4}, Shape{0, 3}, Shape{1, 1, 5}}) {
       Literal a = sample(t, s);
       std::vector<uint8_t> enc = encode_npy(a);
       EXPECT_EQ((enc.size() - a.type.bytes()) % 64, 0u) << "data should start 64-aligned";
@@ -82,8 +86,8 @@ TEST(Npy, RoundTripsEveryDTypeAndShape) {
 TEST(Npy, HeaderTextMatchesNumpy) {
   std::vector<uint8_t> enc = encode_npy(Literal::zeros({DType::f32, Shape{2, 3}}));
   std::string head(enc.begin() + 10, enc.begin() + 10 + 62);
-  EXPECT_EQ(head.substr(0, 60), "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" +
-                                    std::string(1, ' '));
+  EXPECT_EQ(head.substr(0, 60),
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" + std::string(1, ' '));
   EXPECT_EQ(enc[6], 1);
   std::vector<uint8_t> s = encode_npy(Literal::scalar(true));
   std::string scalar(s.begin() + 10, s.end() - 1);
@@ -123,8 +127,8 @@ TEST(Npy, AcceptsVersions2And3AndByteOrderSpellings) {
   for (std::string d : {"|u1", "<u1", ">u1", "=u1", "|b1", ">b1"})
     EXPECT_EQ(parse_npy(make_npy(dict(d, "(2, 1)"), {1, 0}), "ok.npy").numel(), 2) << d;
   // Python 2 longs, double quotes, key order, no trailing comma, Fortran order at rank <= 1.
-  Literal l = parse_npy(make_npy("{\"shape\": (3L,), \"fortran_order\": True, \"descr\": \"<f4\"}", data),
-                        "ok.npy");
+  Literal l = parse_npy(
+      make_npy("{\"shape\": (3L,), \"fortran_order\": True, \"descr\": \"<f4\"}", data), "ok.npy");
   EXPECT_EQ(l.type.str(), "f32[3]");
   // Nonzero bytes of a bool file read as true.
   Literal b = parse_npy(make_npy(dict("|b1", "(3,)"), {0, 1, 7}), "ok.npy");
@@ -140,7 +144,8 @@ TEST(Npy, BrokenFileCorpus) {
   expect_io_error(bytes_of("\x93NUMPY\x01"), "truncated");
   expect_io_error(bytes_of(std::string("\x93NUMPY\x01\x00\x10", 9)), "truncated");
   expect_io_error(bytes_of(std::string("\x93NUMPY\x02\x00\x10\x00", 10)), "truncated");
-  expect_io_error(bytes_of(std::string("\x93NUMPY\x01\x00\xff\x00{}", 12)), "header length says 255");
+  expect_io_error(bytes_of(std::string("\x93NUMPY\x01\x00\xff\x00{}", 12)),
+                  "header length says 255");
   {
     auto v4 = make_npy(dict("<f4", "(3,)"), f4x3);
     v4[6] = 4;
@@ -151,14 +156,16 @@ TEST(Npy, BrokenFileCorpus) {
   }
   expect_io_error(make_npy("[1, 2, 3]", f4x3), "should start with '{'");
   expect_io_error(make_npy("", f4x3), "should start with '{'");
-  expect_io_error(make_npy("{'descr': '<f4', 'fortran_order': False}", f4x3), "missing key 'shape'");
+  expect_io_error(make_npy("{'descr': '<f4', 'fortran_order': False}", f4x3),
+                  "missing key 'shape'");
   expect_io_error(make_npy("{'shape': (3,), 'fortran_order': False}", f4x3), "missing key 'descr'");
   expect_io_error(make_npy("{'descr': '<f4', 'shape': (3,)}", f4x3), "missing key 'fortran_order'");
   expect_io_error(make_npy(dict("<f4", "(3,)") + "{", f4x3), "unexpected text after");
   expect_io_error(make_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), 'x': 1}", f4x3),
                   "unexpected key 'x'");
-  expect_io_error(make_npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (3,)}", f4x3),
-                  "duplicate key 'descr'");
+  expect_io_error(
+      make_npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (3,)}", f4x3),
+      "duplicate key 'descr'");
   expect_io_error(make_npy("{'descr': '<f4, 'fortran_order': False, 'shape': (3,)}", f4x3),
                   "expected ',' or '}' after the value of 'descr'");
   expect_io_error(make_npy("{'descr: '<f4'", f4x3), "expected ':'");
@@ -167,8 +174,9 @@ TEST(Npy, BrokenFileCorpus) {
   expect_io_error(make_npy("{descr: '<f4'}", f4x3), "expected a quoted key");
   expect_io_error(make_npy("{'descr' '<f4'}", f4x3), "expected ':'");
   expect_io_error(make_npy("{'descr': '<f4' 'fortran_order': False}", f4x3), "expected ',' or '}'");
-  expect_io_error(make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,)}", f4x3),
-                  "structured dtypes");
+  expect_io_error(
+      make_npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,)}", f4x3),
+      "structured dtypes");
   expect_io_error(make_npy(dict("<f4", "(3,)", "0"), f4x3), "expected True or False");
   expect_io_error(make_npy(dict("<f4", "(3,)", "'no'"), f4x3), "expected True or False");
   expect_io_error(make_npy(dict(">f4", "(3,)"), f4x3), "big-endian dtype '>f4'");

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "lazax/ir/builder.h"
+
+#include <gtest/gtest.h>
 
 using namespace lazax;
 

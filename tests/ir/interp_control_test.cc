@@ -29,7 +29,9 @@ float run_cond(const Literal& index, std::vector<FunctionPtr> branches, float x)
   auto px = b.param(kF32);
   auto y = b.add(OpCode::cond, {pi, px}, CondAttrs{std::move(branches)});
   auto f = b.build({y});
-  return interpret(*f, std::vector<Literal>{index, Literal::scalar<float>(x)}).at(0).data<float>()[0];
+  return interpret(*f, std::vector<Literal>{index, Literal::scalar<float>(x)})
+      .at(0)
+      .data<float>()[0];
 }
 
 }  // namespace
@@ -45,7 +47,8 @@ TEST(InterpControl, CallRunsTheCallee) {
   auto py = b.param(kF32);
   auto outs = b.add_multi(OpCode::call, {px, py}, CallAttrs{callee});
   auto f = b.build(outs);
-  auto r = interpret(*f, std::vector<Literal>{Literal::scalar<float>(3), Literal::scalar<float>(4)});
+  auto r =
+      interpret(*f, std::vector<Literal>{Literal::scalar<float>(3), Literal::scalar<float>(4)});
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].data<float>()[0], 7.0f);
   EXPECT_EQ(r[1].data<float>()[0], 12.0f);
@@ -65,7 +68,7 @@ TEST(InterpControl, CondWithIntIndexClamps) {
   EXPECT_EQ(run_cond(Literal::scalar<int32_t>(0), br, 5), 6.0f);
   EXPECT_EQ(run_cond(Literal::scalar<int32_t>(1), br, 5), 10.0f);
   EXPECT_EQ(run_cond(Literal::scalar<int32_t>(2), br, 5), -5.0f);
-  EXPECT_EQ(run_cond(Literal::scalar<int32_t>(-7), br, 5), 6.0f);   // clamped to 0
+  EXPECT_EQ(run_cond(Literal::scalar<int32_t>(-7), br, 5), 6.0f);    // clamped to 0
   EXPECT_EQ(run_cond(Literal::scalar<int32_t>(100), br, 5), -5.0f);  // clamped to 2
   std::vector<FunctionPtr> one = {f32_branch("only", OpCode::mul, 3)};
   EXPECT_EQ(run_cond(Literal::scalar<int32_t>(4), one, 5), 15.0f);
@@ -76,24 +79,26 @@ TEST(InterpControl, WhileSumsOneToTen) {
   Builder cb("i_le_10");
   auto ci = cb.param(kI32);
   cb.param(kI32);
-  auto cond = cb.build({cb.add(OpCode::compare, {ci, scalar_const(cb, int32_t{10})},
-                               CompareAttrs{CompareDir::le})});
+  auto cond = cb.build(
+      {cb.add(OpCode::compare, {ci, scalar_const(cb, int32_t{10})}, CompareAttrs{CompareDir::le})});
   Builder bb("step");
   auto bi = bb.param(kI32);
   auto bs = bb.param(kI32);
-  auto body = bb.build({bb.add(OpCode::add, {bi, scalar_const(bb, int32_t{1})}),
-                        bb.add(OpCode::add, {bs, bi})});
+  auto body = bb.build(
+      {bb.add(OpCode::add, {bi, scalar_const(bb, int32_t{1})}), bb.add(OpCode::add, {bs, bi})});
 
   Builder b;
   auto i0 = b.param(kI32);
   auto s0 = b.param(kI32);
   auto outs = b.add_multi(OpCode::while_, {i0, s0}, WhileAttrs{cond, body});
   auto f = b.build(outs);
-  auto r = interpret(*f, std::vector<Literal>{Literal::scalar<int32_t>(1), Literal::scalar<int32_t>(0)});
+  auto r =
+      interpret(*f, std::vector<Literal>{Literal::scalar<int32_t>(1), Literal::scalar<int32_t>(0)});
   EXPECT_EQ(r[0].data<int32_t>()[0], 11);
   EXPECT_EQ(r[1].data<int32_t>()[0], 55);
   // A false condition at the start runs the body zero times.
-  auto r0 = interpret(*f, std::vector<Literal>{Literal::scalar<int32_t>(11), Literal::scalar<int32_t>(3)});
+  auto r0 = interpret(
+      *f, std::vector<Literal>{Literal::scalar<int32_t>(11), Literal::scalar<int32_t>(3)});
   EXPECT_EQ(r0[0].data<int32_t>()[0], 11);
   EXPECT_EQ(r0[1].data<int32_t>()[0], 3);
 }
@@ -109,9 +114,9 @@ std::vector<Literal> run_scan(bool reverse, int64_t length) {
   auto n = bb.param(kI32);
   auto x = bb.param(kF32);
   auto m = bb.param(row);
-  auto body = bb.build({bb.add(OpCode::add, {c, x}),
-                        bb.add(OpCode::add, {n, scalar_const(bb, int32_t{1})}), c,
-                        bb.add(OpCode::mul, {m, m})});
+  auto body =
+      bb.build({bb.add(OpCode::add, {c, x}), bb.add(OpCode::add, {n, scalar_const(bb, int32_t{1})}),
+                c, bb.add(OpCode::mul, {m, m})});
   Builder b;
   auto pc = b.param(kF32);
   auto pn = b.param(kI32);
@@ -168,7 +173,8 @@ TEST(InterpControl, ScanWithoutXsOrWithoutCarry) {
   Builder b;
   auto pc = b.param(kF32);
   auto f = b.build(b.add_multi(OpCode::scan, {pc}, ScanAttrs{dbl, 4, 1, false}));
-  EXPECT_EQ(interpret(*f, std::vector<Literal>{Literal::scalar<float>(3)})[0].data<float>()[0], 48.0f);
+  EXPECT_EQ(interpret(*f, std::vector<Literal>{Literal::scalar<float>(3)})[0].data<float>()[0],
+            48.0f);
 
   // xs only: ys = -xs.
   Builder nb("neg");

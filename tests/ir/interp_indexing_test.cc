@@ -31,9 +31,7 @@ Literal run_scatter(const Literal& x, const Literal& idx, const Literal& upd, Sc
 }
 
 // Row lookup in a [V, D] table with indices [N, 1] (an embedding).
-GatherAttrs rows(int64_t d, GatherMode mode) {
-  return GatherAttrs{{1}, {0}, {0}, {1, d}, mode};
-}
+GatherAttrs rows(int64_t d, GatherMode mode) { return GatherAttrs{{1}, {0}, {0}, {1, d}, mode}; }
 ScatterAttrs row_updates(GatherMode mode) { return ScatterAttrs{{1}, {0}, {0}, mode}; }
 
 Literal iota_f32(Shape s) {
@@ -76,8 +74,7 @@ TEST(InterpGather, EmbeddingOutOfBoundsClip) {
   auto table = iota_f32(Shape{4, 3});
   auto idx = Literal::from_vector<int32_t>({1, 4, -1, 1000000}, Shape{4, 1});
   auto out = run_gather(table, idx, rows(3, GatherMode::clip));
-  EXPECT_EQ(out.to_vector<float>(),
-            (std::vector<float>{3, 4, 5, 9, 10, 11, 0, 1, 2, 9, 10, 11}));
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{3, 4, 5, 9, 10, 11, 0, 1, 2, 9, 10, 11}));
 }
 
 TEST(InterpGather, FillValuePerDType) {

@@ -17,7 +17,8 @@ std::vector<Literal> draw(int64_t seed, int64_t counter, DType dt, Shape shape) 
   auto key = b.param(TensorType{DType::i64, Shape{2}});
   auto outs = b.add_multi(OpCode::random_bits, {key}, RandomBitsAttrs{std::move(shape), dt});
   auto f = b.build(outs);
-  return interpret(*f, std::vector<Literal>{Literal::from_vector<int64_t>({seed, counter}, Shape{2})});
+  return interpret(*f,
+                   std::vector<Literal>{Literal::from_vector<int64_t>({seed, counter}, Shape{2})});
 }
 
 // Random123's known answer for Philox4x32-10 with counter 0 and key 0.

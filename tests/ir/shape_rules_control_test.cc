@@ -48,10 +48,10 @@ TEST(ShapeRulesControl, Cond) {
     return std::vector<ValueRef>{b.add(OpCode::neg, {p[0]}), p[1]};
   });
   auto id = identity_fn("id", {f32({3}), i32({})});
-  auto swapped = make_fn("swapped", {f32({3}), i32({})},
-                         [](Builder&, const std::vector<ValueRef>& p) {
-                           return std::vector<ValueRef>{p[1], p[0]};
-                         });
+  auto swapped =
+      make_fn("swapped", {f32({3}), i32({})}, [](Builder&, const std::vector<ValueRef>& p) {
+        return std::vector<ValueRef>{p[1], p[0]};
+      });
   std::vector<TensorType> ops = {f32({3}), i32({})};
   auto with_index = [&](TensorType index) {
     std::vector<TensorType> in = {std::move(index)};
@@ -103,12 +103,11 @@ TEST(ShapeRulesControl, While) {
 
 TEST(ShapeRulesControl, Scan) {
   // body(c: f32[3], x: f32[3], k: i32[]) -> (c + x, sum(x)): carry f32[3], ys f32[].
-  auto body = make_fn("cumulate", {f32({3}), f32({3}), i32({})},
-                      [](Builder& b, const std::vector<ValueRef>& p) {
-                        auto c = b.add(OpCode::add, {p[0], p[1]});
-                        return std::vector<ValueRef>{c, b.add(OpCode::reduce_sum, {p[1]},
-                                                              ReduceAttrs{{0}})};
-                      });
+  auto body = make_fn(
+      "cumulate", {f32({3}), f32({3}), i32({})}, [](Builder& b, const std::vector<ValueRef>& p) {
+        auto c = b.add(OpCode::add, {p[0], p[1]});
+        return std::vector<ValueRef>{c, b.add(OpCode::reduce_sum, {p[1]}, ReduceAttrs{{0}})};
+      });
   std::vector<TensorType> in = {f32({3}), f32({5, 3}), i32({5})};
   EXPECT_EQ(infer(OpCode::scan, in, ScanAttrs{body, 5, 1, false}), types({f32({3}), f32({5})}));
   EXPECT_EQ(infer(OpCode::scan, in, ScanAttrs{body, 5, 1, true}), types({f32({3}), f32({5})}));
@@ -128,13 +127,11 @@ TEST(ShapeRulesControl, Scan) {
   expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{body, 5, 4, false}, {"num_carry 4"});
   expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{body, 5, -1, false}, {"num_carry -1"});
   // num_carry 2 makes the body's second param a carry f32[5,3], which it is not.
-  expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{body, 5, 2, false},
-                         {"@cumulate", "f32[5,3]"});
-  auto bad_carry = make_fn("bad", {f32({3}), f32({3}), i32({})},
-                           [](Builder& b, const std::vector<ValueRef>& p) {
-                             return std::vector<ValueRef>{b.add(OpCode::convert, {p[0]},
-                                                                ConvertAttrs{DType::f64})};
-                           });
+  expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{body, 5, 2, false}, {"@cumulate", "f32[5,3]"});
+  auto bad_carry =
+      make_fn("bad", {f32({3}), f32({3}), i32({})}, [](Builder& b, const std::vector<ValueRef>& p) {
+        return std::vector<ValueRef>{b.add(OpCode::convert, {p[0]}, ConvertAttrs{DType::f64})};
+      });
   expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{bad_carry, 5, 1, false},
                          {"@bad", "f64[3]", "f32[3]"});
   expect_err<ShapeError>(OpCode::scan, in, ScanAttrs{nullptr, 5, 1, false}, {"null"});
@@ -175,11 +172,16 @@ TEST(ShapeRulesControl, RandomInputsNeverCrash) {
           using A = std::decay_t<decltype(a)>;
           A::visit(a, [&](const char*, auto& field) {
             using T = std::decay_t<decltype(field)>;
-            if constexpr (std::is_same_v<T, int64_t>) field = pick(-2, 5);
-            else if constexpr (std::is_same_v<T, IntList>) field = rand_list();
-            else if constexpr (std::is_same_v<T, Shape>) field = rand_shape();
-            else if constexpr (std::is_same_v<T, DType>) field = static_cast<DType>(pick(0, 7));
-            else if constexpr (std::is_same_v<T, FunctionPtr>) field = pick(0, 3) ? body : nullptr;
+            if constexpr (std::is_same_v<T, int64_t>)
+              field = pick(-2, 5);
+            else if constexpr (std::is_same_v<T, IntList>)
+              field = rand_list();
+            else if constexpr (std::is_same_v<T, Shape>)
+              field = rand_shape();
+            else if constexpr (std::is_same_v<T, DType>)
+              field = static_cast<DType>(pick(0, 7));
+            else if constexpr (std::is_same_v<T, FunctionPtr>)
+              field = pick(0, 3) ? body : nullptr;
             else if constexpr (std::is_same_v<T, std::vector<FunctionPtr>>)
               field.assign(static_cast<size_t>(pick(0, 2)), body);
             else if constexpr (std::is_same_v<T, Literal>)

@@ -26,7 +26,8 @@ TEST(ShapeRules, Iota) {
   EXPECT_EQ(infer(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{4, 5}, 1}), types({i32({4, 5})}));
   EXPECT_EQ(infer(OpCode::iota, {}, IotaAttrs{DType::f16, Shape{0}, 0}),
             types({TensorType{DType::f16, Shape{0}}}));
-  expect_err<ShapeError>(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{4, 5}, 2}, {"i32[4,5]", "2"});
+  expect_err<ShapeError>(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{4, 5}, 2},
+                         {"i32[4,5]", "2"});
   expect_err<ShapeError>(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{4}, -1}, {"-1"});
   expect_err<ShapeError>(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{}, 0}, {"i32[]"});
   expect_err<ShapeError>(OpCode::iota, {}, IotaAttrs{DType::i32, Shape{-3}, 0}, {"[-3]"});
@@ -149,7 +150,8 @@ TEST(ShapeRules, Reshape) {
             types({f32({3, 1, 2})}));
   EXPECT_EQ(infer(OpCode::reshape, {i32({1})}, ReshapeAttrs{Shape{}}), types({i32({})}));
   EXPECT_EQ(infer(OpCode::reshape, {i32({0, 5})}, ReshapeAttrs{Shape{5, 0}}), types({i32({5, 0})}));
-  expect_err<ShapeError>(OpCode::reshape, {f32({2, 3})}, ReshapeAttrs{Shape{4}}, {"f32[2,3]", "[4]"});
+  expect_err<ShapeError>(OpCode::reshape, {f32({2, 3})}, ReshapeAttrs{Shape{4}},
+                         {"f32[2,3]", "[4]"});
   expect_err<ShapeError>(OpCode::reshape, {f32({2, 3})}, ReshapeAttrs{Shape{-1, 6}},
                          {"f32[2,3]", "negative"});
   expect_err<ShapeError>(OpCode::reshape, {f32({0})},
@@ -175,7 +177,8 @@ TEST(ShapeRules, Slice) {
   expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{0}, {11}, {}}, {"f32[10]", "11"});
   expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{5}, {4}, {}}, {"f32[10]"});
   expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{-1}, {4}, {}}, {"f32[10]", "-1"});
-  expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{0}, {4}, {0}}, {"f32[10]", "strides"});
+  expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{0}, {4}, {0}},
+                         {"f32[10]", "strides"});
   expect_err<ShapeError>(OpCode::slice, {f32({10})}, SliceAttrs{{0}, {4}, {1, 1}},
                          {"f32[10]", "strides"});
   expect_err<ShapeError>(OpCode::slice, {f32({10, 2})}, SliceAttrs{{0}, {4}, {}},
@@ -183,9 +186,9 @@ TEST(ShapeRules, Slice) {
 }
 
 TEST(ShapeRules, DynamicSlice) {
-  EXPECT_EQ(infer(OpCode::dynamic_slice, {f32({5, 6}), i32({}), i64({})},
-                  DynamicSliceAttrs{{2, 6}}),
-            types({f32({2, 6})}));
+  EXPECT_EQ(
+      infer(OpCode::dynamic_slice, {f32({5, 6}), i32({}), i64({})}, DynamicSliceAttrs{{2, 6}}),
+      types({f32({2, 6})}));
   expect_err<ShapeError>(OpCode::dynamic_slice, {f32({5, 6}), i32({})}, DynamicSliceAttrs{{2, 6}},
                          {"f32[5,6]", "i32[]"});
   expect_err<DTypeError>(OpCode::dynamic_slice, {f32({5, 6}), i32({}), f32({})},
@@ -216,9 +219,9 @@ TEST(ShapeRules, DynamicUpdateSlice) {
 }
 
 TEST(ShapeRules, Concatenate) {
-  EXPECT_EQ(infer(OpCode::concatenate, {f32({2, 3}), f32({2, 5}), f32({2, 0})},
-                  ConcatenateAttrs{1}),
-            types({f32({2, 8})}));
+  EXPECT_EQ(
+      infer(OpCode::concatenate, {f32({2, 3}), f32({2, 5}), f32({2, 0})}, ConcatenateAttrs{1}),
+      types({f32({2, 8})}));
   EXPECT_EQ(infer(OpCode::concatenate, {i32({4})}, ConcatenateAttrs{0}), types({i32({4})}));
   expect_err<ShapeError>(OpCode::concatenate, {f32({2, 3}), f32({3, 3})}, ConcatenateAttrs{1},
                          {"f32[2,3]", "f32[3,3]"});
@@ -247,13 +250,13 @@ TEST(ShapeRules, Pad) {
                          {"f32[3]", "i32[]"});
   expect_err<ShapeError>(OpCode::pad, {f32({3, 3}), f32({})}, PadAttrs{{0}, {0, 0}, {0, 0}},
                          {"f32[3,3]", "edge_padding_low"});
-  expect_err<ShapeError>(OpCode::pad, {f32({3}), f32({})},
-                         PadAttrs{{INT64_MAX}, {INT64_MAX}, {0}}, {"overflow"});
+  expect_err<ShapeError>(OpCode::pad, {f32({3}), f32({})}, PadAttrs{{INT64_MAX}, {INT64_MAX}, {0}},
+                         {"overflow"});
 }
 
 TEST(ShapeRules, Reduce) {
-  for (OpCode op : {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min,
-                    OpCode::reduce_prod}) {
+  for (OpCode op :
+       {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min, OpCode::reduce_prod}) {
     EXPECT_EQ(infer(op, {f32({2, 3, 4})}, ReduceAttrs{{2, 0}}), types({f32({3})}));
     EXPECT_EQ(infer(op, {i32({2, 3})}, ReduceAttrs{{}}), types({i32({2, 3})}));
     EXPECT_EQ(infer(op, {i32({2, 3})}, ReduceAttrs{{0, 1}}), types({i32({})}));
@@ -281,8 +284,7 @@ TEST(ShapeRules, Argmax) {
 
 TEST(ShapeRules, Cumsum) {
   EXPECT_EQ(infer(OpCode::cumsum, {f32({2, 3})}, CumsumAttrs{1, true}), types({f32({2, 3})}));
-  expect_err<ShapeError>(OpCode::cumsum, {f32({2, 3})}, CumsumAttrs{-1, false},
-                         {"f32[2,3]", "-1"});
+  expect_err<ShapeError>(OpCode::cumsum, {f32({2, 3})}, CumsumAttrs{-1, false}, {"f32[2,3]", "-1"});
   expect_err<ShapeError>(OpCode::cumsum, {f32({})}, CumsumAttrs{0, false}, {"f32[]"});
   expect_err<DTypeError>(OpCode::cumsum, {boolean({3})}, CumsumAttrs{0, false}, {"bool[3]"});
 }
@@ -295,8 +297,7 @@ TEST(ShapeRules, DotGeneral) {
   EXPECT_EQ(infer(OpCode::dot_general, {f32({2, 3}), f32({3, 4})}, dg({}, {}, {1}, {0})),
             types({f32({2, 4})}));
   // Batched, with the batch and contracting dims in unusual places: batch, lhs free, rhs free.
-  EXPECT_EQ(infer(OpCode::dot_general, {f32({3, 7, 5, 2}), f32({5, 2, 9})},
-                  dg({3}, {1}, {2}, {0})),
+  EXPECT_EQ(infer(OpCode::dot_general, {f32({3, 7, 5, 2}), f32({5, 2, 9})}, dg({3}, {1}, {2}, {0})),
             types({f32({2, 3, 7, 9})}));
   // Outer product.
   EXPECT_EQ(infer(OpCode::dot_general, {i32({2}), i32({3})}, dg({}, {}, {}, {})),
@@ -328,7 +329,8 @@ TEST(ShapeRules, Gather) {
   // Point gather: both dims collapsed.
   GatherAttrs points{{}, {0, 1}, {1, 0}, {1, 1}, GatherMode::fill};
   EXPECT_EQ(infer(OpCode::gather, {f32({5, 4}), i32({8, 2})}, points), types({f32({8})}));
-  expect_err<DTypeError>(OpCode::gather, {f32({5, 4}), f32({3, 1})}, rows, {"f32[5,4]", "f32[3,1]"});
+  expect_err<DTypeError>(OpCode::gather, {f32({5, 4}), f32({3, 1})}, rows,
+                         {"f32[5,4]", "f32[3,1]"});
   expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({3, 2})}, rows,
                          {"i32[3,2]", "start_index_map"});
   expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({})}, rows, {"i32[]"});
@@ -344,7 +346,8 @@ TEST(ShapeRules, Gather) {
   expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({3, 1})}, bad, {"slice_sizes"});
   bad = rows;
   bad.offset_dims = {};
-  expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({3, 1})}, bad, {"f32[5,4]", "offset_dims"});
+  expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({3, 1})}, bad,
+                         {"f32[5,4]", "offset_dims"});
   bad = rows;
   bad.offset_dims = {2};
   expect_err<ShapeError>(OpCode::gather, {f32({5, 4}), i32({3, 1})}, bad, {"offset_dims", "range"});
@@ -388,8 +391,7 @@ TEST(ShapeRules, ScatterAdd) {
   expect_err<ShapeError>(OpCode::scatter_add, {f32({5, 4}), i32({3, 1}), f32({3, 4})},
                          ScatterAttrs{{2}, {0}, {0}, GatherMode::fill},
                          {"update_window_dims", "range"});
-  expect_err<ShapeError>(OpCode::scatter_add, {f32({5, 4}), i32({}), f32({3, 4})}, rows,
-                         {"i32[]"});
+  expect_err<ShapeError>(OpCode::scatter_add, {f32({5, 4}), i32({}), f32({3, 4})}, rows, {"i32[]"});
 }
 
 TEST(ShapeRules, RandomBits) {

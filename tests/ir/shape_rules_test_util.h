@@ -38,7 +38,8 @@ void expect_err(OpCode op, std::vector<TensorType> in, const Attrs& attrs,
   } catch (const E& e) {
     std::string m = e.what();
     EXPECT_TRUE(m.starts_with(prefix)) << m;
-    for (const auto& p : parts) EXPECT_NE(m.find(p), std::string::npos) << "'" << p << "' not in: " << m;
+    for (const auto& p : parts)
+      EXPECT_NE(m.find(p), std::string::npos) << "'" << p << "' not in: " << m;
   } catch (const std::exception& e) {
     ADD_FAILURE() << prefix << " threw the wrong error type: " << e.what();
   }

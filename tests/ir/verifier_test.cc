@@ -40,7 +40,8 @@ void expect_verify_err(const Function& f, std::vector<std::string> parts) {
   } catch (const VerifyError& e) {
     std::string m = e.what();
     EXPECT_TRUE(m.starts_with("[verify] @")) << m;
-    for (const auto& p : parts) EXPECT_NE(m.find(p), std::string::npos) << "'" << p << "' not in: " << m;
+    for (const auto& p : parts)
+      EXPECT_NE(m.find(p), std::string::npos) << "'" << p << "' not in: " << m;
   } catch (const std::exception& e) {
     ADD_FAILURE() << "wrong error type: " << e.what();
   }

@@ -4,14 +4,14 @@
 
 #include <cmath>
 
-#include "lazax/core/metrics.h"
-#include "lazax/ir/printer.h"
+#include "lazax/api/random.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/autodiff/pure.h"
-#include "lazax/runtime/metrics_report.h"
-#include "lazax/api/random.h"
-#include "lazax/trace/scope.h"
 #include "lazax/autodiff/transforms.h"
+#include "lazax/core/metrics.h"
+#include "lazax/ir/printer.h"
+#include "lazax/runtime/metrics_report.h"
+#include "lazax/trace/scope.h"
 
 using namespace lazax;
 
@@ -250,10 +250,12 @@ TEST(AssumePure, PurityCheckNamesTheFirstDifferentNode) {
 }
 
 TEST(AssumePure, ConcretizationErrors) {
-  auto bad = assume_pure([](const Tensor& x) {
-    if (x.sum().item() > 0) return x;  // data-dependent branch
-    return -x;
-  }, PureOptions{"branchy"});
+  auto bad = assume_pure(
+      [](const Tensor& x) {
+        if (x.sum().item() > 0) return x;  // data-dependent branch
+        return -x;
+      },
+      PureOptions{"branchy"});
   try {
     bad(ones({2}));
     FAIL() << "expected ConcretizationError";
@@ -276,11 +278,13 @@ TEST(AssumePure, ConcretizationErrors) {
 
 TEST(AssumePure, LeakedTracerIsAnError) {
   Tensor leaked;
-  auto f = assume_pure([&](const Tensor& x) {
-    Tensor y = x * 2.0;
-    leaked = y;  // escapes through a side channel
-    return y + 1.0;
-  }, PureOptions{"leaky_fn"});
+  auto f = assume_pure(
+      [&](const Tensor& x) {
+        Tensor y = x * 2.0;
+        leaked = y;  // escapes through a side channel
+        return y + 1.0;
+      },
+      PureOptions{"leaky_fn"});
   f(ones({2}));
   try {
     Tensor z = leaked + 1.0;
@@ -314,8 +318,8 @@ TEST(AssumePure, MetricsReportShowsTracesAndTimes) {
   lazax::sync();
   EXPECT_EQ(y.to_vector<float>(), std::vector<float>(7, 3.0f));
   std::string r = metrics::report();
-  for (const char* key : {"PureTraces", "PureCalls", "TraceTime", "OpsRecorded", "Syncs",
-                          "CachedCompile", "UncachedCompile", "CompileTime", "ExecuteTime",
-                          "LiveBuffers", "LiveBytes", "PeakBytes"})
+  for (const char* key :
+       {"PureTraces", "PureCalls", "TraceTime", "OpsRecorded", "Syncs", "CachedCompile",
+        "UncachedCompile", "CompileTime", "ExecuteTime", "LiveBuffers", "LiveBytes", "PeakBytes"})
     EXPECT_NE(r.find(key), std::string::npos) << key << "\n" << r;
 }

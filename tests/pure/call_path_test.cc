@@ -3,9 +3,9 @@
 // backward; the signature key of the cache (tree_key); the "null" backend.
 #include <gtest/gtest.h>
 
-#include "lazax/backend/backend.h"
-#include "lazax/autodiff/pure.h"
 #include "lazax/api/random.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/backend/backend.h"
 #include "lazax/runtime/context.h"
 #include "lazax/trace/lazy_value.h"
 

@@ -1,9 +1,10 @@
 // cond / switch / while_loop / scan / fori_loop: staged, and differentiable where JAX's are.
+#include "lazax/autodiff/control_flow.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "lazax/autodiff/control_flow.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
 
@@ -21,8 +22,9 @@ TEST(ControlFlow, CondPicksTheBranchAtRunTime) {
   Tensor w = from_vector<float>({10, 20}, {2});  // captured by one branch
   auto run = [&](float v) {
     Tensor x = from_vector<float>({v, 2 * v}, {2});
-    return cond(gt(x.sum(), zeros({})), [&](const Tensors& o) { return Tensors{o[0] * w}; },
-                [](const Tensors& o) { return Tensors{-o[0]}; }, {x})[0];
+    return cond(
+        gt(x.sum(), zeros({})), [&](const Tensors& o) { return Tensors{o[0] * w}; },
+        [](const Tensors& o) { return Tensors{-o[0]}; }, {x})[0];
   };
   EXPECT_EQ(vec(run(1)), (std::vector<float>{10, 40}));
   EXPECT_EQ(vec(run(-1)), (std::vector<float>{1, 2}));
@@ -30,10 +32,12 @@ TEST(ControlFlow, CondPicksTheBranchAtRunTime) {
 
 TEST(ControlFlow, CondBranchesMustAgree) {
   Tensor x = ones({2});
-  EXPECT_THROW(cond(gt(x.sum(), zeros({})), [](const Tensors& o) { return Tensors{o[0]}; },
-                    [](const Tensors& o) { return Tensors{o[0].sum()}; }, {x}),
+  EXPECT_THROW(cond(
+                   gt(x.sum(), zeros({})), [](const Tensors& o) { return Tensors{o[0]}; },
+                   [](const Tensors& o) { return Tensors{o[0].sum()}; }, {x}),
                ShapeError);
-  EXPECT_THROW(cond(x, [](const Tensors& o) { return o; }, [](const Tensors& o) { return o; }, {x}),
+  EXPECT_THROW(cond(
+                   x, [](const Tensors& o) { return o; }, [](const Tensors& o) { return o; }, {x}),
                DTypeError);
 }
 
@@ -101,29 +105,33 @@ TEST(ControlFlow, SwitchClampsItsIndex) {
 
 TEST(ControlFlow, CondGradientMatchesTheTakenBranch) {
   auto f = [](const Tensor& x) {
-    return cond(gt(x.sum(), zeros({})), [](const Tensors& o) { return Tensors{(o[0] * o[0]).sum()}; },
-                [](const Tensors& o) { return Tensors{sin(o[0]).sum()}; }, {x})[0];
+    return cond(
+        gt(x.sum(), zeros({})), [](const Tensors& o) { return Tensors{(o[0] * o[0]).sum()}; },
+        [](const Tensors& o) { return Tensors{sin(o[0]).sum()}; }, {x})[0];
   };
   Tensor xp = from_vector<float>({0.5f, 1.5f}, {2});
   expect_near(vec(grad(f)(xp)), {1.0f, 3.0f});
   Tensor xn = from_vector<float>({-0.5f, -1.5f}, {2});
   expect_near(vec(grad(f)(xn)), std::vector<float>{std::cos(-0.5f), std::cos(-1.5f)});
   // forward mode
-  auto [y, t] = jvp([&](const Tensor& x) { return f(x); }, std::make_tuple(xp),
-                    std::make_tuple(ones({2})));
+  auto [y, t] =
+      jvp([&](const Tensor& x) { return f(x); }, std::make_tuple(xp), std::make_tuple(ones({2})));
   EXPECT_NEAR(t.item(), 4.0, 1e-5);
 }
 
 TEST(ControlFlow, WhileLoopSumsAndIsNotReverseDifferentiable) {
-  Tensors r = while_loop([](const Tensors& c) { return Tensors{le(c[0], full({}, 10, DType::i32))}; },
-                         [](const Tensors& c) {
-                           return Tensors{c[0] + 1, c[1] + c[0].to(DType::f32)};
-                         },
-                         {scalar_tensor(1, DType::i32), scalar_tensor(0)});
+  Tensors r =
+      while_loop([](const Tensors& c) { return Tensors{le(c[0], full({}, 10, DType::i32))}; },
+                 [](const Tensors& c) {
+                   return Tensors{c[0] + 1, c[1] + c[0].to(DType::f32)};
+                 },
+                 {scalar_tensor(1, DType::i32), scalar_tensor(0)});
   EXPECT_EQ(r[1].item(), 55.0);
   auto f = [](const Tensor& x) {
     return while_loop([](const Tensors& c) { return Tensors{lt(c[0], full({}, 3, DType::i32))}; },
-                      [](const Tensors& c) { return Tensors{c[0] + 1, c[1] * 2.0}; },
+                      [](const Tensors& c) {
+                        return Tensors{c[0] + 1, c[1] * 2.0};
+                      },
                       {scalar_tensor(0, DType::i32), x})[1];
   };
   try {
@@ -131,29 +139,36 @@ TEST(ControlFlow, WhileLoopSumsAndIsNotReverseDifferentiable) {
     FAIL() << "expected NotDifferentiableError";
   } catch (const NotDifferentiableError& e) {
     EXPECT_NE(std::string(e.what()).find("Reverse-mode differentiation does not work"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
 }
 
 TEST(ControlFlow, ScanAndItsGradient) {
   Tensor xs = from_vector<float>({1, 2, 3, 4}, {4});
-  auto [c, ys] = scan([](const Tensors& carry, const Tensors& x) {
-    Tensor n = carry[0] + x[0];
-    return std::make_pair(Tensors{n}, Tensors{n * 2.0});
-  }, {scalar_tensor(0)}, {xs});
+  auto [c, ys] = scan(
+      [](const Tensors& carry, const Tensors& x) {
+        Tensor n = carry[0] + x[0];
+        return std::make_pair(Tensors{n}, Tensors{n * 2.0});
+      },
+      {scalar_tensor(0)}, {xs});
   EXPECT_EQ(c[0].item(), 10.0);
   EXPECT_EQ(vec(ys[0]), (std::vector<float>{2, 6, 12, 20}));
-  auto [cr, ysr] = scan([](const Tensors& carry, const Tensors& x) {
-    Tensor n = carry[0] + x[0];
-    return std::make_pair(Tensors{n}, Tensors{n});
-  }, {scalar_tensor(0)}, {xs}, /*reverse=*/true);
+  auto [cr, ysr] = scan(
+      [](const Tensors& carry, const Tensors& x) {
+        Tensor n = carry[0] + x[0];
+        return std::make_pair(Tensors{n}, Tensors{n});
+      },
+      {scalar_tensor(0)}, {xs}, /*reverse=*/true);
   EXPECT_EQ(vec(ysr[0]), (std::vector<float>{10, 9, 7, 4}));
   // A product recurrence h = tanh(w * h + x): gradient w.r.t. w and xs equals the unrolled one.
   auto scanned = [](const Tensor& w, const Tensor& x) {
-    auto [h, y] = scan([&](const Tensors& carry, const Tensors& xi) {
-      Tensor n = tanh(w * carry[0] + xi[0]);
-      return std::make_pair(Tensors{n}, Tensors{n});
-    }, {scalar_tensor(0.3)}, {x});
+    auto [h, y] = scan(
+        [&](const Tensors& carry, const Tensors& xi) {
+          Tensor n = tanh(w * carry[0] + xi[0]);
+          return std::make_pair(Tensors{n}, Tensors{n});
+        },
+        {scalar_tensor(0.3)}, {x});
     return (h[0] + y[0].sum()).sum();
   };
   auto unrolled = [](const Tensor& w, const Tensor& x) {
@@ -173,12 +188,13 @@ TEST(ControlFlow, ScanAndItsGradient) {
 }
 
 TEST(ControlFlow, ForiLoop) {
-  Tensors r = fori_loop(0, 5, [](const Tensor& i, const Tensors& c) {
-    return Tensors{c[0] + i.to(DType::f32)};
-  }, {scalar_tensor(0)});
+  Tensors r = fori_loop(
+      0, 5, [](const Tensor& i, const Tensors& c) { return Tensors{c[0] + i.to(DType::f32)}; },
+      {scalar_tensor(0)});
   EXPECT_EQ(r[0].item(), 10.0);
   auto f = [](const Tensor& x) {
-    return fori_loop(0, 3, [](const Tensor&, const Tensors& c) { return Tensors{c[0] * c[0]}; }, {x})[0];
+    return fori_loop(0, 3, [](const Tensor&, const Tensors& c) { return Tensors{c[0] * c[0]}; },
+                     {x})[0];
   };
   EXPECT_NEAR(grad(f)(scalar_tensor(1.1)).item(), 8 * std::pow(1.1, 7), 1e-3);
 }
@@ -186,10 +202,12 @@ TEST(ControlFlow, ForiLoop) {
 TEST(ControlFlow, ScanForwardModeMatchesReverse) {
   auto f = [](const Tensor& w) {
     Tensor x = from_vector<float>({0.1f, -0.2f, 0.3f}, {3});
-    auto [h, y] = scan([&](const Tensors& carry, const Tensors& xi) {
-      Tensor n = tanh(w * carry[0] + xi[0]);
-      return std::make_pair(Tensors{n}, Tensors{n * n});
-    }, {scalar_tensor(0.3)}, {x});
+    auto [h, y] = scan(
+        [&](const Tensors& carry, const Tensors& xi) {
+          Tensor n = tanh(w * carry[0] + xi[0]);
+          return std::make_pair(Tensors{n}, Tensors{n * n});
+        },
+        {scalar_tensor(0.3)}, {x});
     return h[0] + y[0].sum();
   };
   Tensor w = scalar_tensor(0.7);

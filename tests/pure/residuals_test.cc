@@ -9,12 +9,12 @@
 #include <cmath>
 
 #include "decoder.h"
-#include "lazax/autodiff/function_ad.h"
-#include "lazax/autodiff/control_flow.h"
-#include "lazax/ir/printer.h"
-#include "lazax/autodiff/pure.h"
 #include "lazax/api/random.h"
+#include "lazax/autodiff/control_flow.h"
+#include "lazax/autodiff/function_ad.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
+#include "lazax/ir/printer.h"
 
 using namespace lazax;
 
@@ -330,9 +330,7 @@ TEST(PureResiduals, SecondDerivativeThroughAPureCallEqualsPlainCode) {
     };
     // h(x, w) = <d f / d x, u>; its gradient is the Hessian-vector product in x and a mixed one
     // in w.
-    auto h = [&](const Tensor& x, const Tensor& ww) {
-      return (grad(first)(x, ww) * u).sum();
-    };
+    auto h = [&](const Tensor& x, const Tensor& ww) { return (grad(first)(x, ww) * u).sum(); };
     auto [gx, gw] = grad(h, argnums<0, 1>)(x0, w);
     hx.push_back(vec(gx));
     hw.push_back(vec(gw));

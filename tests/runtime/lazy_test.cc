@@ -1,16 +1,15 @@
 // Lazy execution: recording, sync, the compile cache, graph breaks, debug output, dumps.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <string>
 
-#include <unistd.h>
-
+#include "lazax/api/tensor.h"
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
 #include "lazax/runtime/metrics_report.h"
-#include "lazax/api/tensor.h"
 #include "lazax/trace/lazy_value.h"
 
 using namespace lazax;

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "lazax/api/tensor.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/builder.h"
-#include "lazax/autodiff/pure.h"
-#include "lazax/api/tensor.h"
 
 using namespace lazax;
 
@@ -61,8 +61,8 @@ TEST(CallRecord, FittingOperandsGiveTheCalleesResultTypes) {
 }
 
 TEST(CallRecord, AWrongShapeNamesTheCalleeAndBothTypeLists) {
-  std::string msg = error_of({from_vector<float>({1, 2, 3, 4, 5, 6}, {3, 2}),
-                              from_vector<float>({1, 2, 3}, {3})});
+  std::string msg = error_of(
+      {from_vector<float>({1, 2, 3, 4, 5, 6}, {3, 2}), from_vector<float>({1, 2, 3}, {3})});
   EXPECT_NE(msg.find("[call]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("@callee"), std::string::npos) << msg;
   EXPECT_NE(msg.find("f32[2,3]"), std::string::npos) << msg;

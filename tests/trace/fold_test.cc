@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "lazax/api/tensor.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/tape.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
-#include "lazax/autodiff/pure.h"
-#include "lazax/api/tensor.h"
 #include "lazax/trace/trace_stack.h"
 
 using namespace lazax;
@@ -59,8 +59,12 @@ Tensor expect_same_values(const Tensor& x, F1 first, F2 second, Tensor* pending 
 
 TEST(Fold, TransposeOfTransposeIsOneTranspose) {
   Tensor x = counting({2, 3, 4});
-  auto t1 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
-  auto t2 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{0, 2, 1}}); };
+  auto t1 = [](const Tensor& v) {
+    return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}});
+  };
+  auto t2 = [](const Tensor& v) {
+    return record_op(OpCode::transpose, v, TransposeAttrs{{0, 2, 1}});
+  };
   Tensor y = t2(t1(x));
   const GraphNode& n = node_of(y);
   EXPECT_EQ(n.op, OpCode::transpose);
@@ -74,8 +78,12 @@ TEST(Fold, TransposeOfTransposeIsOneTranspose) {
 TEST(Fold, TransposesThatCancelReturnTheOperand) {
   Tensor x = counting({2, 3, 4}) * 2.0;  // pending
   GraphValue xv = x.impl()->pending();
-  auto t1 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}}); };
-  auto t2 = [](const Tensor& v) { return record_op(OpCode::transpose, v, TransposeAttrs{{2, 0, 1}}); };
+  auto t1 = [](const Tensor& v) {
+    return record_op(OpCode::transpose, v, TransposeAttrs{{1, 2, 0}});
+  };
+  auto t2 = [](const Tensor& v) {
+    return record_op(OpCode::transpose, v, TransposeAttrs{{2, 0, 1}});
+  };
   Tensor y = t2(t1(x));
   EXPECT_EQ(y.impl()->pending().node, xv.node);
   EXPECT_EQ(y.impl()->pending().index, xv.index);
@@ -103,8 +111,12 @@ TEST(Fold, IdentityTransposeReshapeBroadcastRecordNothing) {
 
 TEST(Fold, ReshapeOfReshapeIsOneReshape) {
   Tensor x = counting({2, 3, 4});
-  auto r1 = [](const Tensor& v) { return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{6, 4}}); };
-  auto r2 = [](const Tensor& v) { return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{4, 6}}); };
+  auto r1 = [](const Tensor& v) {
+    return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{6, 4}});
+  };
+  auto r2 = [](const Tensor& v) {
+    return record_op(OpCode::reshape, v, ReshapeAttrs{Shape{4, 6}});
+  };
   Tensor y = r2(r1(x));
   const GraphNode& n = node_of(y);
   EXPECT_EQ(n.op, OpCode::reshape);
@@ -167,8 +179,9 @@ TEST(Fold, ABadOuterOpFailsAsUnfoldedAndRecordsNothing) {
   EXPECT_THROW(record_op(OpCode::transpose, t, TransposeAttrs{{0, 0}}), ShapeError);
   EXPECT_THROW(record_op(OpCode::transpose, t, TransposeAttrs{{0, 1, 2}}), ShapeError);
   EXPECT_THROW(record_op(OpCode::reshape, r, ReshapeAttrs{Shape{5}}), ShapeError);
-  EXPECT_THROW(record_op(OpCode::broadcast_in_dim, b, BroadcastInDimAttrs{Shape{4, 2, 4}, {0, 1, 2}}),
-               ShapeError);
+  EXPECT_THROW(
+      record_op(OpCode::broadcast_in_dim, b, BroadcastInDimAttrs{Shape{4, 2, 4}, {0, 1, 2}}),
+      ShapeError);
   EXPECT_EQ(ops_recorded(), before);
   // The same message as when nothing could be folded (t synced: a data leaf).
   auto message = [](const Tensor& v) {
@@ -200,8 +213,9 @@ TEST(Fold, NotIntoAnotherTracesNodes) {
   EXPECT_EQ(g.node->frame, scope.frame_ptr());
   // Inside the trace its own chains fold.
   Tensor p = make_pending(add_trace_param(TensorType{DType::f32, Shape{2, 3, 4}}));
-  Tensor u = record_op(OpCode::transpose, record_op(OpCode::transpose, p, TransposeAttrs{{2, 0, 1}}),
-                  TransposeAttrs{{0, 2, 1}});
+  Tensor u =
+      record_op(OpCode::transpose, record_op(OpCode::transpose, p, TransposeAttrs{{2, 0, 1}}),
+                TransposeAttrs{{0, 2, 1}});
   EXPECT_EQ(node_of(u).op, OpCode::transpose);
   EXPECT_EQ(node_of(u).operands[0].node, p.impl()->pending().node);
   EXPECT_TRUE(attrs_equal(*node_of(u).attrs, Attrs(TransposeAttrs{{2, 1, 0}})));

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "lazax/autodiff/tape.h"
-#include "lazax/autodiff/pure.h"
 #include "lazax/api/tensor.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/tape.h"
 
 using namespace lazax;
 

@@ -28,7 +28,8 @@ TEST(ShapeMemo, TheSameOpOnTheSameTypesGetsTheSameInternedType) {
   EXPECT_EQ(&x.type(), &y.type());
   EXPECT_EQ(&x.type(), &intern_type({DType::f32, Shape{2, 3}}));
   EXPECT_NE(x.node, y.node);
-  EXPECT_EQ(x.node->hash, y.node->hash) << "a node hashes by itself (the sync key lists its operands)";
+  EXPECT_EQ(x.node->hash, y.node->hash)
+      << "a node hashes by itself (the sync key lists its operands)";
 }
 
 TEST(ShapeMemo, AKnownOpOnOtherTypesStillRunsItsRule) {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "lazax/core/error.h"
-#include "lazax/core/pool_allocator.h"
 #include "lazax/api/tensor.h"
-#include "lazax/trace/detail/deferred_values.h"
+#include "lazax/core/error.h"
 #include "lazax/core/inline_vec.h"
+#include "lazax/core/pool_allocator.h"
+#include "lazax/trace/detail/deferred_values.h"
 #include "lazax/trace/lazy_value.h"
 
 namespace lazax {
@@ -27,7 +27,7 @@ class TensorImpl : public LazyValue {
   bool requires_grad = false;
   std::shared_ptr<GradNode> grad_fn;  // null for leaves
   int32_t output_index = 0;
-  Tensor grad;  // accumulated by backward() for leaves that require grad
+  Tensor grad;           // accumulated by backward() for leaves that require grad
   uint64_t version = 0;  // bumped by every in-place op
   uint64_t leaf_id = 0;  // 0 until leaf_id_of gives it one
   // The tape entries holding this handle as a saved input (entry, input slot). Saving the
@@ -82,8 +82,8 @@ class OpResults {
   Tensor* begin() { return results_.begin(); }
   Tensor* end() { return results_.end(); }
   void push_back(Tensor t) { results_.push_back(std::move(t)); }
-  operator Tensor() &&;                  // the one result (throws when there are several)
-  operator std::vector<Tensor>() &&;     // every result
+  operator Tensor() &&;               // the one result (throws when there are several)
+  operator std::vector<Tensor>() &&;  // every result
   std::vector<Tensor> vec() && { return std::move(*this); }
 
  private:

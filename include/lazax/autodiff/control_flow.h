@@ -14,12 +14,14 @@ namespace lazax {
 using Tensors = std::vector<Tensor>;
 using BranchFn = std::function<Tensors(const Tensors&)>;
 
-// pred: a bool or integer scalar tensor (an integer is true when nonzero). Both branches are traced; their results must match in
-// number, dtype and shape. Differentiable in forward and reverse mode.
+// pred: a bool or integer scalar tensor (an integer is true when nonzero). Both branches are
+// traced; their results must match in number, dtype and shape. Differentiable in forward and
+// reverse mode.
 Tensors cond(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn,
              const Tensors& operands);
 // lax.switch: branches[clamp(index, 0, n-1)].
-Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches, const Tensors& operands);
+Tensors switch_(const Tensor& index, const std::vector<BranchFn>& branches,
+                const Tensors& operands);
 
 // Repeats body while cond_fn(carry) (a bool scalar) holds. Differentiable in forward mode only.
 Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors& init);

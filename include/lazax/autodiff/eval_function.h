@@ -4,8 +4,8 @@
 #pragma once
 #include <vector>
 
-#include "lazax/ir/function.h"
 #include "lazax/api/tensor.h"
+#include "lazax/ir/function.h"
 
 namespace lazax::autodiff {
 

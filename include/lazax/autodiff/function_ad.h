@@ -11,9 +11,9 @@
 #pragma once
 #include <vector>
 
+#include "lazax/api/tensor.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/shared_attrs.h"
-#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 
@@ -29,10 +29,10 @@ struct VjpPrograms {
   FunctionPtr bwd;
   int num_outputs = 0;
   int num_residuals = 0;
-  std::vector<int> bwd_inputs;   // the primal inputs bwd reads, ascending (never residuals)
-  std::vector<bool> wrt;         // which inputs get cotangents
+  std::vector<int> bwd_inputs;     // the primal inputs bwd reads, ascending (never residuals)
+  std::vector<bool> wrt;           // which inputs get cotangents
   std::vector<int32_t> wrt_index;  // the same as a list: input i of bwd's result k
-  std::vector<bool> ct_outputs;  // which outputs take a cotangent (the floating ones)
+  std::vector<bool> ct_outputs;    // which outputs take a cotangent (the floating ones)
   // CallAttrs{fwd} and CallAttrs{bwd}, made once and permanent (assume_pure records them on
   // every call).
   SharedAttrs fwd_call, bwd_call;

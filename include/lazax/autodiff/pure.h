@@ -18,14 +18,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lazax/ir/function.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/ir/function.h"
 
 namespace lazax {
 
 struct PureOptions {
-  std::string name;          // used in errors and program names (default: "pure_fn")
-  bool check_pure = false;   // re-trace on every call and compare (also LAZAX_CHECK_PURE=1)
+  std::string name;         // used in errors and program names (default: "pure_fn")
+  bool check_pure = false;  // re-trace on every call and compare (also LAZAX_CHECK_PURE=1)
 };
 
 namespace autodiff {
@@ -37,10 +37,10 @@ struct PureEntry {
   FunctionPtr fn;
   std::vector<Tensor> captures;  // the captured tensors (shared handles: read afresh)
   std::vector<TensorType> capture_types;
-  size_t num_outputs = 0;        // flat outputs; the results after them are write-backs
+  size_t num_outputs = 0;  // flat outputs; the results after them are write-backs
   std::vector<std::pair<size_t, size_t>> arg_writebacks;    // (result, flat argument)
   std::vector<std::pair<size_t, Tensor>> outer_writebacks;  // (result, captured target)
-  std::any out_like;             // the output structure (tensors undefined)
+  std::any out_like;  // the output structure (tensors undefined)
   // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
   mutable const autodiff::VjpPrograms* vjp = nullptr;
   mutable std::vector<bool> vjp_wrt;
@@ -83,14 +83,14 @@ class PureFunction {
       if (it == cache_.end())
         detail::note_cache_miss(opts_.name, tree_structure(like), cache_.size());
       std::optional<Out> out_like;
-      auto entry = detail::trace_pure(opts_.name, where_, flat,
-                                      [&](const std::vector<Tensor>& ph) {
-                                        ArgsT targs = tree_unflatten(like, ph);
-                                        Out out = std::apply(f_, targs);
-                                        std::vector<Tensor> fo = tree_flatten(out);
-                                        out_like = tree_unflatten(out, detail::undefined_like(fo));
-                                        return fo;
-                                      });
+      auto entry = detail::trace_pure(opts_.name, where_, flat, [&](const std::vector<Tensor>& ph) {
+        ArgsT targs = tree_unflatten(like, ph);
+        Out out = std::apply(f_, targs);
+        std::vector<Tensor> fo = tree_flatten(out);
+        out_like = tree_unflatten(out, detail::undefined_like(fo));
+        return fo;
+      });
+      // NOLINTNEXTLINE(bugprone-unchecked-optional-access): trace_pure ran the body, which set it
       entry->out_like = *out_like;
       if (it != cache_.end() && opts_.check_pure && !stale)
         detail::compare_traces(opts_.name, *it->second->fn, *entry->fn);
@@ -122,10 +122,11 @@ class PureFunction {
   }
 
   static bool captures_match(const detail::PureEntry& e) {
-    for (size_t i = 0; i < e.captures.size(); ++i)
+    for (size_t i = 0; i < e.captures.size(); ++i) {
       if (e.captures[i].dtype() != e.capture_types[i].dtype ||
           e.captures[i].shape() != e.capture_types[i].shape)
         return false;
+    }
     return true;
   }
 
@@ -154,10 +155,10 @@ PureFunction<F> jit(F f, PureOptions opts = {}, Loc loc = Loc::current()) {
 template <class F, class... Args>
 FunctionPtr trace(F f, const Args&... args) {
   std::tuple<Args...> like{args...};
-  auto entry = detail::trace_pure("traced", "trace", tree_flatten(like),
-                                  [&](const std::vector<Tensor>& ph) {
-                                    return tree_flatten(std::apply(f, tree_unflatten(like, ph)));
-                                  });
+  auto entry =
+      detail::trace_pure("traced", "trace", tree_flatten(like), [&](const std::vector<Tensor>& ph) {
+        return tree_flatten(std::apply(f, tree_unflatten(like, ph)));
+      });
   return entry->fn;
 }
 

@@ -5,9 +5,9 @@
 #include <span>
 #include <vector>
 
+#include "lazax/api/tensor.h"
 #include "lazax/ir/op.h"
 #include "lazax/ir/shared_attrs.h"
-#include "lazax/api/tensor.h"
 
 namespace lazax::autodiff {
 
@@ -17,7 +17,10 @@ struct OpContext {
   const SharedAttrs& attrs;
   std::span<const Tensor> inputs;   // primal inputs
   std::span<const Tensor> outputs;  // primal outputs
-  template <class A> const A& attr() const { return std::get<A>(*attrs); }
+  template <class A>
+  const A& attr() const {
+    return std::get<A>(*attrs);
+  }
 };
 
 // cts: one cotangent per output (undefined = zero). Returns one cotangent per input

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "lazax/api/tensor_impl.h"
+#include "lazax/core/inline_vec.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/trace/detail/deferred_values.h"
-#include "lazax/core/inline_vec.h"
 
 namespace lazax {
 
@@ -24,14 +24,14 @@ struct GradNode {
   GradNode(const GradNode&) = delete;
   GradNode& operator=(const GradNode&) = delete;
   OpCode op = OpCode::constant;
-  bool released = false;  // saved values freed by backward(retain_graph=false)
-  bool reaches_target = false;     // scratch of the backward walk (below)
+  bool released = false;        // saved values freed by backward(retain_graph=false)
+  bool reaches_target = false;  // scratch of the backward walk (below)
   // Nodes made while a profiler scope was open keep it (the backward reopens it).
   const char* scope = nullptr;
   uint64_t sequence = 0;  // creation order, for a deterministic backward order
   // Scratch of the backward walk (autodiff/engine.cc), so that it needs no maps: the walk that
-  // last visited this node, whether the node leads to a target (`reaches_target`), and the cotangents of
-  // its outputs gathered so far.
+  // last visited this node, whether the node leads to a target (`reaches_target`), and the
+  // cotangents of its outputs gathered so far.
   uint64_t walk = 0;
   // Where each input's cotangent goes: the producing node's output, or a leaf tensor.
   struct Edge {
@@ -47,7 +47,7 @@ struct GradNode {
     // reference is needed.
     TensorImpl* leaf_impl = nullptr;
     uint64_t leaf_id = 0;
-    uint64_t version = 0;            // the input's version when saved (checked for leaves)
+    uint64_t version = 0;  // the input's version when saved (checked for leaves)
   };
   InlineVec<Edge, 2> next;  // inline: most ops have one or two inputs
   // Saved values, inline for the usual one or two inputs and one output. An input is the

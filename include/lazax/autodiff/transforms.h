@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "lazax/core/error.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/core/error.h"
 
 namespace lazax {
 
@@ -52,8 +52,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
 // The same for results just made (assume_pure's): those nothing else holds are used as they are
 // instead of detached copies. `state` is kept alive as long as `bwd` (which may point into it).
-std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
-                                      std::vector<Tensor>&& outs, CustomVjpWithInputs bwd,
+std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs, std::vector<Tensor>&& outs,
+                                      CustomVjpWithInputs bwd,
                                       std::shared_ptr<void> state = nullptr);
 }  // namespace detail
 

@@ -17,13 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "lazax/api/tensor.h"
 #include "lazax/core/hash.h"
 #include "lazax/core/small_vec.h"
-#include "lazax/api/tensor.h"
 
 // Inside a struct: makes it a tree whose children are the listed fields.
-#define LAZAX_TREE_FIELDS(...)                                          \
-  auto lazax_tree_tie() { return std::tie(__VA_ARGS__); }               \
+#define LAZAX_TREE_FIELDS(...)                            \
+  auto lazax_tree_tie() { return std::tie(__VA_ARGS__); } \
   auto lazax_tree_tie() const { return std::tie(__VA_ARGS__); }
 
 namespace lazax {
@@ -37,9 +37,17 @@ struct TreeTraits;
 class TreeKey {
  public:
   enum Tag : uint64_t {
-    kTensor = 1ull << 56, kUndefined = 2ull << 56, kIntegral = 3ull << 56, kFloating = 4ull << 56,
-    kString = 5ull << 56, kVector = 6ull << 56, kMap = 7ull << 56, kTuple = 8ull << 56,
-    kPair = 9ull << 56, kStruct = 10ull << 56, kEnd = 11ull << 56,
+    kTensor = 1ull << 56,
+    kUndefined = 2ull << 56,
+    kIntegral = 3ull << 56,
+    kFloating = 4ull << 56,
+    kString = 5ull << 56,
+    kVector = 6ull << 56,
+    kMap = 7ull << 56,
+    kTuple = 8ull << 56,
+    kPair = 9ull << 56,
+    kStruct = 10ull << 56,
+    kEnd = 11ull << 56,
   };
   void add(uint64_t w) { words_.push_back(w); }
   void add(std::string_view s) {
@@ -79,9 +87,7 @@ template <class T>
 struct TreeTraits<T, std::enable_if_t<std::is_arithmetic_v<T>>> {
   static void flatten(const T&, std::vector<Tensor>&) {}
   static T unflatten(const T& like, const Tensor*&) { return like; }
-  static void structure(const T& v, std::string& s) {
-    s += "static:" + std::to_string(v) + ";";
-  }
+  static void structure(const T& v, std::string& s) { s += "static:" + std::to_string(v) + ";"; }
   static void key(const T& v, TreeKey& k) {
     if constexpr (std::is_floating_point_v<T>) {
       k.add(TreeKey::kFloating);
@@ -157,19 +163,24 @@ template <class... Ts>
 struct TreeTraits<std::tuple<Ts...>> {
   using Tup = std::tuple<Ts...>;
   static void flatten(const Tup& t, std::vector<Tensor>& out) {
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); }, t);
+    std::apply(
+        [&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); },
+        t);
   }
   static Tup unflatten(const Tup& like, const Tensor*& it) {
     return unflatten_impl(like, it, std::index_sequence_for<Ts...>{});
   }
   static void structure(const Tup& t, std::string& s) {
     s += "(";
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, t);
+    std::apply(
+        [&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); },
+        t);
     s += ")";
   }
   static void key(const Tup& t, TreeKey& k) {
     k.add(TreeKey::kTuple | sizeof...(Ts));
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); }, t);
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); },
+               t);
     k.add(TreeKey::kEnd);
   }
 
@@ -211,24 +222,31 @@ template <class T>
 struct TreeTraits<T, std::enable_if_t<detail::has_tie<T>::value>> {
   static void flatten(const T& v, std::vector<Tensor>& out) {
     auto tie = v.lazax_tree_tie();
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); }, tie);
+    std::apply(
+        [&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::flatten(x, out), ...); },
+        tie);
   }
   static T unflatten(const T& like, const Tensor*& it) {
     T r = like;
     auto tie = r.lazax_tree_tie();
-    std::apply([&](auto&... x) { ((x = TreeTraits<std::decay_t<decltype(x)>>::unflatten(x, it)), ...); }, tie);
+    std::apply(
+        [&](auto&... x) { ((x = TreeTraits<std::decay_t<decltype(x)>>::unflatten(x, it)), ...); },
+        tie);
     return r;
   }
   static void structure(const T& v, std::string& s) {
     s += "struct{";
     auto tie = v.lazax_tree_tie();
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); }, tie);
+    std::apply(
+        [&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::structure(x, s), ...); },
+        tie);
     s += "}";
   }
   static void key(const T& v, TreeKey& k) {
     k.add(TreeKey::kStruct);
     auto tie = v.lazax_tree_tie();
-    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); }, tie);
+    std::apply([&](const auto&... x) { (TreeTraits<std::decay_t<decltype(x)>>::key(x, k), ...); },
+               tie);
     k.add(TreeKey::kEnd);
   }
 };

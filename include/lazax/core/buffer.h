@@ -27,8 +27,14 @@ class Buffer {
   bool defined() const { return storage_ != nullptr; }
   void* data() { return storage_ ? storage_->data : nullptr; }
   const void* data() const { return storage_ ? storage_->data : nullptr; }
-  template <class T> T* as() { return static_cast<T*>(data()); }
-  template <class T> const T* as() const { return static_cast<const T*>(data()); }
+  template <class T>
+  T* as() {
+    return static_cast<T*>(data());
+  }
+  template <class T>
+  const T* as() const {
+    return static_cast<const T*>(data());
+  }
   size_t bytes() const { return storage_ ? storage_->bytes : 0; }
   Device device() const { return storage_ ? storage_->device : Device{}; }
   MemoryKind memory_kind() const { return storage_ ? storage_->kind : MemoryKind::device; }

@@ -31,40 +31,98 @@ struct bf16 {
   explicit operator float() const;
 };
 
-template <DType T> struct StorageOf;
-template <> struct StorageOf<DType::f32> { using type = float; };
-template <> struct StorageOf<DType::f64> { using type = double; };
-template <> struct StorageOf<DType::f16> { using type = f16; };
-template <> struct StorageOf<DType::bf16> { using type = bf16; };
-template <> struct StorageOf<DType::i32> { using type = int32_t; };
-template <> struct StorageOf<DType::i64> { using type = int64_t; };
-template <> struct StorageOf<DType::u8> { using type = uint8_t; };
-template <> struct StorageOf<DType::boolean> { using type = bool; };
+template <DType T>
+struct StorageOf;
+template <>
+struct StorageOf<DType::f32> {
+  using type = float;
+};
+template <>
+struct StorageOf<DType::f64> {
+  using type = double;
+};
+template <>
+struct StorageOf<DType::f16> {
+  using type = f16;
+};
+template <>
+struct StorageOf<DType::bf16> {
+  using type = bf16;
+};
+template <>
+struct StorageOf<DType::i32> {
+  using type = int32_t;
+};
+template <>
+struct StorageOf<DType::i64> {
+  using type = int64_t;
+};
+template <>
+struct StorageOf<DType::u8> {
+  using type = uint8_t;
+};
+template <>
+struct StorageOf<DType::boolean> {
+  using type = bool;
+};
 
 // Calls f.template operator()<T>() with T the storage type of `t`.
 template <class F>
 decltype(auto) dispatch_dtype(DType t, F&& f) {
   switch (t) {
-    case DType::f32: return f.template operator()<float>();
-    case DType::f64: return f.template operator()<double>();
-    case DType::f16: return f.template operator()<f16>();
-    case DType::bf16: return f.template operator()<bf16>();
-    case DType::i32: return f.template operator()<int32_t>();
-    case DType::i64: return f.template operator()<int64_t>();
-    case DType::u8: return f.template operator()<uint8_t>();
-    case DType::boolean: break;
+    case DType::f32:
+      return f.template operator()<float>();
+    case DType::f64:
+      return f.template operator()<double>();
+    case DType::f16:
+      return f.template operator()<f16>();
+    case DType::bf16:
+      return f.template operator()<bf16>();
+    case DType::i32:
+      return f.template operator()<int32_t>();
+    case DType::i64:
+      return f.template operator()<int64_t>();
+    case DType::u8:
+      return f.template operator()<uint8_t>();
+    case DType::boolean:
+      break;
   }
   return f.template operator()<bool>();
 }
 
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<f16>() { return DType::f16; }
-template <> constexpr DType dtype_of<bf16>() { return DType::bf16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::u8; }
-template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
+template <class T>
+constexpr DType dtype_of();
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
+template <>
+constexpr DType dtype_of<f16>() {
+  return DType::f16;
+}
+template <>
+constexpr DType dtype_of<bf16>() {
+  return DType::bf16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::i32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::i64;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::u8;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::boolean;
+}
 
 }  // namespace lazax

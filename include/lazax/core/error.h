@@ -12,34 +12,56 @@ class Error : public std::runtime_error {
 };
 
 // A program or an op was given operands whose shapes do not fit its rule.
-class ShapeError : public Error { using Error::Error; };
+class ShapeError : public Error {
+  using Error::Error;
+};
 // Wrong dtype for an op or an input.
-class DTypeError : public Error { using Error::Error; };
+class DTypeError : public Error {
+  using Error::Error;
+};
 // A bad argument value (index out of range, bad attribute, wrong input count...).
-class ValueError : public Error { using Error::Error; };
+class ValueError : public Error {
+  using Error::Error;
+};
 // Reading or writing a file failed, or a file is malformed.
-class IOError : public Error { using Error::Error; };
+class IOError : public Error {
+  using Error::Error;
+};
 // A program failed verification (a bug in whoever built it, or a hand-written file).
-class VerifyError : public Error { using Error::Error; };
+class VerifyError : public Error {
+  using Error::Error;
+};
 // A value cannot be differentiated (while under reverse mode, integer inputs of grad...).
-class NotDifferentiableError : public Error { using Error::Error; };
+class NotDifferentiableError : public Error {
+  using Error::Error;
+};
 // A traced value was needed on the host inside a trace.
-class ConcretizationError : public Error { using Error::Error; };
+class ConcretizationError : public Error {
+  using Error::Error;
+};
 // `if (t)` on a traced value.
-class TracerBoolConversionError : public ConcretizationError { using ConcretizationError::ConcretizationError; };
+class TracerBoolConversionError : public ConcretizationError {
+  using ConcretizationError::ConcretizationError;
+};
 // A tracer was used after its trace ended.
-class LeakedTracerError : public Error { using Error::Error; };
+class LeakedTracerError : public Error {
+  using Error::Error;
+};
 // A function declared pure traced to a different program on a later call.
-class ImpureFunctionError : public Error { using Error::Error; };
+class ImpureFunctionError : public Error {
+  using Error::Error;
+};
 // Something is not implemented yet (says what and what to use instead).
-class UnimplementedError : public Error { using Error::Error; };
+class UnimplementedError : public Error {
+  using Error::Error;
+};
 
 // Malformed program text: carries the 1-based line and column.
 class ParseError : public Error {
  public:
   ParseError(const std::string& msg, int line, int column)
-      : Error("[parse] line " + std::to_string(line) + ", column " + std::to_string(column) +
-              ": " + msg),
+      : Error("[parse] line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
+              msg),
         line_(line),
         column_(column) {}
   int line() const { return line_; }

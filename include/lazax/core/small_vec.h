@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
-#include <new>
 #include <iterator>
+#include <new>
 #include <type_traits>
 #include <vector>
 
@@ -26,7 +26,9 @@ class SmallVec {
   SmallVec() = default;
   SmallVec(std::initializer_list<T> xs) { assign(xs.begin(), xs.end()); }
   template <class It>
-  SmallVec(It first, It last) { assign(first, last); }
+  SmallVec(It first, It last) {
+    assign(first, last);
+  }
   explicit SmallVec(size_t n, const T& v = T()) {
     resize(n);
     std::fill(begin(), end(), v);

@@ -33,22 +33,30 @@ enum class CompareDir : uint8_t { eq, ne, lt, le, gt, ge };
 enum class GatherMode : uint8_t { fill, clip };
 
 struct NoAttrs {
-  template <class S, class F> static void visit(S&, F&&) {}
+  template <class S, class F>
+  static void visit(S&, F&&) {}
 };
 // Internal: a function parameter (printed in the signature, never as a node).
 struct ParameterAttrs {
   int64_t index = 0;
-  template <class S, class F> static void visit(S& s, F&& f) { f("index", s.index); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("index", s.index);
+  }
 };
 struct ConstantAttrs {
   Literal value;
-  template <class S, class F> static void visit(S& s, F&& f) { f("value", s.value); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("value", s.value);
+  }
 };
 struct IotaAttrs {
   DType dtype = DType::i32;
   Shape shape;
   int64_t dimension = 0;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("dtype", s.dtype);
     f("shape", s.shape);
     f("dimension", s.dimension);
@@ -56,31 +64,45 @@ struct IotaAttrs {
 };
 struct CompareAttrs {
   CompareDir dir = CompareDir::eq;
-  template <class S, class F> static void visit(S& s, F&& f) { f("dir", s.dir); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dir", s.dir);
+  }
 };
 struct ConvertAttrs {
   DType dtype = DType::f32;
-  template <class S, class F> static void visit(S& s, F&& f) { f("dtype", s.dtype); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dtype", s.dtype);
+  }
 };
 struct BroadcastInDimAttrs {
   Shape shape;
   IntList broadcast_dimensions;  // operand dim i maps to result dim broadcast_dimensions[i]
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("shape", s.shape);
     f("broadcast_dimensions", s.broadcast_dimensions);
   }
 };
 struct ReshapeAttrs {
   Shape new_sizes;
-  template <class S, class F> static void visit(S& s, F&& f) { f("new_sizes", s.new_sizes); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("new_sizes", s.new_sizes);
+  }
 };
 struct TransposeAttrs {
   IntList permutation;
-  template <class S, class F> static void visit(S& s, F&& f) { f("permutation", s.permutation); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("permutation", s.permutation);
+  }
 };
 struct SliceAttrs {
   IntList start_indices, limit_indices, strides;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("start_indices", s.start_indices);
     f("limit_indices", s.limit_indices);
     f("strides", s.strides);
@@ -88,15 +110,22 @@ struct SliceAttrs {
 };
 struct DynamicSliceAttrs {
   IntList slice_sizes;
-  template <class S, class F> static void visit(S& s, F&& f) { f("slice_sizes", s.slice_sizes); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("slice_sizes", s.slice_sizes);
+  }
 };
 struct ConcatenateAttrs {
   int64_t dimension = 0;
-  template <class S, class F> static void visit(S& s, F&& f) { f("dimension", s.dimension); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dimension", s.dimension);
+  }
 };
 struct PadAttrs {
   IntList edge_padding_low, edge_padding_high, interior_padding;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("edge_padding_low", s.edge_padding_low);
     f("edge_padding_high", s.edge_padding_high);
     f("interior_padding", s.interior_padding);
@@ -104,19 +133,24 @@ struct PadAttrs {
 };
 struct ReduceAttrs {
   IntList axes;
-  template <class S, class F> static void visit(S& s, F&& f) { f("axes", s.axes); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axes", s.axes);
+  }
 };
 struct ArgmaxAttrs {
   int64_t axis = 0;
   DType index_dtype = DType::i32;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("axis", s.axis);
     f("index_dtype", s.index_dtype);
   }
 };
 struct DotGeneralAttrs {
   IntList lhs_batch, rhs_batch, lhs_contracting, rhs_contracting;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("lhs_batch", s.lhs_batch);
     f("rhs_batch", s.rhs_batch);
     f("lhs_contracting", s.lhs_contracting);
@@ -127,7 +161,8 @@ struct DotGeneralAttrs {
 struct GatherAttrs {
   IntList offset_dims, collapsed_slice_dims, start_index_map, slice_sizes;
   GatherMode mode = GatherMode::fill;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("offset_dims", s.offset_dims);
     f("collapsed_slice_dims", s.collapsed_slice_dims);
     f("start_index_map", s.start_index_map);
@@ -139,7 +174,8 @@ struct GatherAttrs {
 struct ScatterAttrs {
   IntList update_window_dims, inserted_window_dims, scatter_dims_to_operand_dims;
   GatherMode mode = GatherMode::fill;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("update_window_dims", s.update_window_dims);
     f("inserted_window_dims", s.inserted_window_dims);
     f("scatter_dims_to_operand_dims", s.scatter_dims_to_operand_dims);
@@ -149,7 +185,8 @@ struct ScatterAttrs {
 struct CumsumAttrs {
   int64_t axis = 0;
   bool reverse = false;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("axis", s.axis);
     f("reverse", s.reverse);
   }
@@ -158,24 +195,32 @@ struct CumsumAttrs {
 struct RandomBitsAttrs {
   Shape shape;
   DType dtype = DType::i32;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("shape", s.shape);
     f("dtype", s.dtype);
   }
 };
 struct CallAttrs {
   FunctionPtr callee;
-  template <class S, class F> static void visit(S& s, F&& f) { f("callee", s.callee); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("callee", s.callee);
+  }
 };
 // cond(index, operands...): branches[index] runs (a bool index: false -> 0, true -> 1);
 // an integer index is clamped into range, as lax.switch does.
 struct CondAttrs {
   std::vector<FunctionPtr> branches;
-  template <class S, class F> static void visit(S& s, F&& f) { f("branches", s.branches); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("branches", s.branches);
+  }
 };
 struct WhileAttrs {
   FunctionPtr cond, body;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("cond", s.cond);
     f("body", s.body);
   }
@@ -186,7 +231,8 @@ struct ScanAttrs {
   int64_t length = 0;
   int64_t num_carry = 0;
   bool reverse = false;
-  template <class S, class F> static void visit(S& s, F&& f) {
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
     f("body", s.body);
     f("length", s.length);
     f("num_carry", s.num_carry);
@@ -195,19 +241,25 @@ struct ScanAttrs {
 };
 struct CheckpointNameAttrs {
   std::string name;
-  template <class S, class F> static void visit(S& s, F&& f) { f("name", s.name); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("name", s.name);
+  }
 };
 struct MemoryKindAttrs {
   MemoryKind kind = MemoryKind::device;
-  template <class S, class F> static void visit(S& s, F&& f) { f("kind", s.kind); }
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("kind", s.kind);
+  }
 };
 
 using Attrs =
     std::variant<NoAttrs, ParameterAttrs, ConstantAttrs, IotaAttrs, CompareAttrs, ConvertAttrs,
                  BroadcastInDimAttrs, ReshapeAttrs, TransposeAttrs, SliceAttrs, DynamicSliceAttrs,
-                 ConcatenateAttrs, PadAttrs, ReduceAttrs, ArgmaxAttrs, DotGeneralAttrs,
-                 GatherAttrs, ScatterAttrs, CumsumAttrs, RandomBitsAttrs, CallAttrs, CondAttrs,
-                 WhileAttrs, ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs>;
+                 ConcatenateAttrs, PadAttrs, ReduceAttrs, ArgmaxAttrs, DotGeneralAttrs, GatherAttrs,
+                 ScatterAttrs, CumsumAttrs, RandomBitsAttrs, CallAttrs, CondAttrs, WhileAttrs,
+                 ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs>;
 
 std::string_view compare_dir_name(CompareDir d);
 std::optional<CompareDir> compare_dir_from_name(std::string_view s);

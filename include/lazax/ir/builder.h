@@ -15,8 +15,8 @@ class Builder {
   ValueRef param(const TensorType& t, DebugInfo debug = {});
   // Adds a node; runs the shape rule (throws ShapeError/DTypeError, leaving the builder as it
   // was). Returns all outputs.
-  std::vector<ValueRef> add_multi(OpCode op, std::vector<ValueRef> operands, Attrs attrs = NoAttrs{},
-                                  DebugInfo debug = {});
+  std::vector<ValueRef> add_multi(OpCode op, std::vector<ValueRef> operands,
+                                  Attrs attrs = NoAttrs{}, DebugInfo debug = {});
   // Adds a single-output node and returns its output.
   ValueRef add(OpCode op, std::vector<ValueRef> operands, Attrs attrs = NoAttrs{},
                DebugInfo debug = {});

@@ -31,15 +31,23 @@ struct Literal {
     return l;
   }
   template <class T>
-  static Literal scalar(T v) { return from_vector<T>({v}, Shape{}); }
+  static Literal scalar(T v) {
+    return from_vector<T>({v}, Shape{});
+  }
   // Scalar of dtype `t` holding `v` converted to it.
   static Literal scalar_of(DType t, double v);
 
   int64_t numel() const { return type.numel(); }
   DType dtype() const { return type.dtype; }
   const Shape& shape() const { return type.shape; }
-  template <class T> T* data() { return buffer.as<T>(); }
-  template <class T> const T* data() const { return buffer.as<T>(); }
+  template <class T>
+  T* data() {
+    return buffer.as<T>();
+  }
+  template <class T>
+  const T* data() const {
+    return buffer.as<T>();
+  }
   // Element i (row-major) converted to double, whatever the dtype.
   double at(int64_t i) const;
   // Copies values (converted) into a vector.

@@ -98,6 +98,7 @@ enum class OpCode : uint8_t {
 #undef LAZAX_OP_ENUM
 };
 inline constexpr int kNumOps = 0
+// NOLINTNEXTLINE(bugprone-macro-parentheses): a term of the sum above, not an expression
 #define LAZAX_OP_COUNT(name, attrs, arity, flags, rule) +1
     LAZAX_OPS(LAZAX_OP_COUNT)
 #undef LAZAX_OP_COUNT

@@ -5,8 +5,8 @@
 
 namespace lazax::shape_rules {
 
-#define LAZAX_DECLARE_RULE(name)                                                         \
-  void name(OpCode op, std::span<const TensorType> in, const Attrs& attrs,               \
+#define LAZAX_DECLARE_RULE(name)                                           \
+  void name(OpCode op, std::span<const TensorType> in, const Attrs& attrs, \
             std::vector<TensorType>& out);
 LAZAX_DECLARE_RULE(parameter)
 LAZAX_DECLARE_RULE(constant)

@@ -70,6 +70,7 @@ class SharedAttrs {
     Attrs value;
   };
   static constexpr uintptr_t kImmortal = 1;
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): p_ is a tagged pointer (docs/PERFORMANCE.md)
   Block* block() const { return reinterpret_cast<Block*>(p_ & ~kImmortal); }
   void retain() const;
   void release();

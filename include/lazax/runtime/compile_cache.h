@@ -29,7 +29,10 @@ class CompileCache {
   Executable* find(uint64_t key) const;
   Executable& insert(uint64_t key, std::unique_ptr<Executable> exe, GraphSummary summary);
   size_t size() const { return entries_.size(); }
-  void clear() { entries_.clear(); order_.clear(); }
+  void clear() {
+    entries_.clear();
+    order_.clear();
+  }
   // Explains how `s` differs from the closest cached program ("" when the cache is empty).
   std::string explain_miss(const GraphSummary& s) const;
 

@@ -14,8 +14,8 @@
 namespace lazax {
 
 struct RuntimeOptions {
-  bool debug = false;          // LAZAX_DEBUG=1: explain cache misses and graph breaks on stderr
-  std::string dump_dir;        // LAZAX_DUMP_DIR=dir: write each compiled program (.lzir, .dot)
+  bool debug = false;    // LAZAX_DEBUG=1: explain cache misses and graph breaks on stderr
+  std::string dump_dir;  // LAZAX_DUMP_DIR=dir: write each compiled program (.lzir, .dot)
   int64_t max_pending_nodes = 100000;  // LAZAX_MAX_PENDING_NODES: cut a growing graph here
 };
 

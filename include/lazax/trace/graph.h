@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "lazax/core/inline_vec.h"
 #include "lazax/core/interned_type.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 #include "lazax/ir/shared_attrs.h"
 #include "lazax/trace/detail/graph_outputs.h"
-#include "lazax/core/inline_vec.h"
 
 namespace lazax {
 

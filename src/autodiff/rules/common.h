@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/autodiff/tape.h"
 #include "lazax/core/small_vec.h"
 
 namespace lazax::autodiff::detail {

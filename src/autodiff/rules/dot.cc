@@ -68,9 +68,11 @@ Tensor transpose_lhs(const Tensor& g, const Tensor& x, const Tensor& y, const In
     swapped.insert(swapped.end(), contracted.begin(), contracted.end());
     swapped.insert(swapped.end(), x_kept.begin(), x_kept.end());
     if (is_iota(swapped))
-      return record_op(OpCode::dot_general, {y, g}, DotGeneralAttrs{y_batch, ans_batch, y_kept, ans_y});
+      return record_op(OpCode::dot_general, {y, g},
+                       DotGeneralAttrs{y_batch, ans_batch, y_kept, ans_y});
   }
-  Tensor r = record_op(OpCode::dot_general, {g, y}, DotGeneralAttrs{ans_batch, y_batch, ans_y, y_kept});
+  Tensor r =
+      record_op(OpCode::dot_general, {g, y}, DotGeneralAttrs{ans_batch, y_batch, ans_y, y_kept});
   if (is_iota(order)) return r;
   return record_op(OpCode::transpose, {r}, TransposeAttrs{argsort(order)});
 }
@@ -95,7 +97,8 @@ Tensors jvp_dot_general(const OpContext& c, const Tensors& ts) {
   if (all_undefined(ts) || !is_floating(c.inputs[0].dtype())) return {Tensor()};
   Tensor r;
   if (ts[0].defined()) r = record_op(OpCode::dot_general, {ts[0], c.inputs[1]}, c.attrs);
-  if (ts[1].defined()) r = add_maybe(r, record_op(OpCode::dot_general, {c.inputs[0], ts[1]}, c.attrs));
+  if (ts[1].defined())
+    r = add_maybe(r, record_op(OpCode::dot_general, {c.inputs[0], ts[1]}, c.attrs));
   return {r};
 }
 

@@ -126,7 +126,7 @@ LAZAX_UNARY_RULES(log, 1.0 / x)
 LAZAX_UNARY_RULES(log1p, 1.0 / (x + 1.0))
 LAZAX_UNARY_RULES(expm1, out + 1.0)
 LAZAX_UNARY_RULES(tanh, 1.0 - out * out)
-LAZAX_UNARY_RULES(logistic, out*(1.0 - out))
+LAZAX_UNARY_RULES(logistic, out * (1.0 - out))
 LAZAX_UNARY_RULES(sqrt, 0.5 / out)
 LAZAX_UNARY_RULES(rsqrt, out / x * -0.5)
 LAZAX_UNARY_RULES(sin, cos(x))
@@ -153,7 +153,8 @@ Tensor pow_dlhs(const OpContext& c) {
 }
 Tensor pow_drhs(const OpContext& c) {
   const Tensor& a = c.inputs[0];
-  Tensor safe = record_op(OpCode::select, {eq(a, full_like_value(a, 0.0)), full_like_value(a, 1.0), a});
+  Tensor safe =
+      record_op(OpCode::select, {eq(a, full_like_value(a, 0.0)), full_like_value(a, 1.0), a});
   return c.outputs[0] * log(safe);
 }
 }  // namespace

@@ -102,7 +102,8 @@ Tensors jvp_scatter_add(const OpContext& c, const Tensors& ts) {
   if ((!ts[0].defined() && !ts[2].defined()) || !is_floating(c.inputs[0].dtype()))
     return {Tensor()};
   return {record_op(OpCode::scatter_add,
-               {or_zeros(ts[0], c.inputs[0]), c.inputs[1], or_zeros(ts[2], c.inputs[2])}, c.attrs)};
+                    {or_zeros(ts[0], c.inputs[0]), c.inputs[1], or_zeros(ts[2], c.inputs[2])},
+                    c.attrs)};
 }
 
 }  // namespace lazax::autodiff

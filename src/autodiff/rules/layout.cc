@@ -118,19 +118,19 @@ Tensors vjp_dynamic_update_slice(const OpContext& c, const Tensors& cts) {
   const Tensors starts = starts_from(c, 2);
   const Tensor& update = c.inputs[1];
   if (needs_ct(c, 0))
-    out[0] =
-        record_op(OpCode::dynamic_update_slice, with_starts({cts[0], zeros_like_type(update)}, starts));
+    out[0] = record_op(OpCode::dynamic_update_slice,
+                       with_starts({cts[0], zeros_like_type(update)}, starts));
   if (needs_ct(c, 1))
     out[1] = record_op(OpCode::dynamic_slice, with_starts({cts[0]}, starts),
-                  DynamicSliceAttrs{update.sizes()});
+                       DynamicSliceAttrs{update.sizes()});
   return out;
 }
 Tensors jvp_dynamic_update_slice(const OpContext& c, const Tensors& ts) {
   if ((!ts[0].defined() && !ts[1].defined()) || !is_floating(c.outputs[0].dtype()))
     return {Tensor()};
   return {record_op(OpCode::dynamic_update_slice,
-               with_starts({or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])},
-                           starts_from(c, 2)))};
+                    with_starts({or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])},
+                                starts_from(c, 2)))};
 }
 
 // ---- concatenate: each operand gets its slice of the cotangent ----
@@ -199,7 +199,8 @@ Tensors vjp_pad(const OpContext& c, const Tensors& cts) {
 }
 Tensors jvp_pad(const OpContext& c, const Tensors& ts) {
   if (all_undefined(ts) || !is_floating(c.outputs[0].dtype())) return {Tensor()};
-  return {record_op(OpCode::pad, {or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])}, c.attrs)};
+  return {record_op(OpCode::pad, {or_zeros(ts[0], c.inputs[0]), or_zeros(ts[1], c.inputs[1])},
+                    c.attrs)};
 }
 
 }  // namespace lazax::autodiff

@@ -57,7 +57,8 @@ Tensor prod_partials(const OpContext& c) {
   Tensor zero = full_like_value(x, 0.0), one = full_like_value(x, 1.0);
   Tensor is_zero = eq(x, zero);
   Tensor nonzero = record_op(OpCode::select, {is_zero, one, x});
-  Tensor prod_nonzero = unreduce(record_op(OpCode::reduce_prod, {nonzero}, c.attrs), x.shape(), axes);
+  Tensor prod_nonzero =
+      unreduce(record_op(OpCode::reduce_prod, {nonzero}, c.attrs), x.shape(), axes);
   Tensor zero_count = unreduce(reduce_sum_axes(is_zero.to(x.dtype()), axes), x.shape(), axes);
   Tensor none = eq(zero_count, zero), one_zero = eq(zero_count, one);
   Tensor at_zero = record_op(OpCode::select, {one_zero, prod_nonzero, zero});

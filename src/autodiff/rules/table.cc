@@ -1,8 +1,8 @@
 // The VJP/JVP rule of each op, found by OpCode from the op table's rows.
 #include <array>
 
-#include "lazax/autodiff/tape.h"
 #include "lazax/autodiff/rules.h"
+#include "lazax/autodiff/tape.h"
 
 namespace lazax::autodiff {
 namespace {

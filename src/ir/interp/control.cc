@@ -75,7 +75,8 @@ Literal slice_row(const Literal& x, int64_t i) {
 }  // namespace
 
 std::vector<Literal> kernel_call(const Node& node, std::span<const Literal> in) {
-  const Function& callee = body_or_throw(attrs_of<CallAttrs>(node, "call").callee, "call", "callee");
+  const Function& callee =
+      body_or_throw(attrs_of<CallAttrs>(node, "call").callee, "call", "callee");
   auto out = interpret(callee, in);
   check_results("call", callee, out, node.outputs);
   return out;
@@ -121,8 +122,7 @@ std::vector<Literal> kernel_scan(const Node& node, std::span<const Literal> in) 
   size_t nc = static_cast<size_t>(a.num_carry);
   if (a.num_carry < 0 || nc > in.size() || nc > node.outputs.size() || a.length < 0) {
     throw VerifyError("[scan] bad num_carry " + std::to_string(a.num_carry) + " or length " +
-                      std::to_string(a.length) + " for " + std::to_string(in.size()) +
-                      " operands");
+                      std::to_string(a.length) + " for " + std::to_string(in.size()) + " operands");
   }
   std::span<const Literal> xs = in.subspan(nc);
   for (const auto& x : xs) {
@@ -183,7 +183,8 @@ std::vector<Literal> kernel_copy_to_memory_kind(const Node& node, std::span<cons
   if (in.size() != 1) throw VerifyError("[copy_to_memory_kind] takes one operand");
   const Literal& x = in[0];
   size_t bytes = x.type.bytes();
-  Buffer b = Buffer::allocate(bytes, x.buffer.device(), attrs_of<MemoryKindAttrs>(node, "copy_to_memory_kind").kind);
+  Buffer b = Buffer::allocate(bytes, x.buffer.device(),
+                              attrs_of<MemoryKindAttrs>(node, "copy_to_memory_kind").kind);
   if (bytes) std::memcpy(b.data(), x.buffer.data(), bytes);
   return {Literal(x.type, std::move(b))};
 }

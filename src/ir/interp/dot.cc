@@ -33,8 +33,8 @@ std::vector<Acc> load_all(const Literal& l) {
 }
 
 [[noreturn]] void bad(const std::string& why, const Literal& lhs, const Literal& rhs) {
-  throw ShapeError("[dot_general] " + why + " (lhs " + lhs.type.str() + ", rhs " +
-                   rhs.type.str() + ")");
+  throw ShapeError("[dot_general] " + why + " (lhs " + lhs.type.str() + ", rhs " + rhs.type.str() +
+                   ")");
 }
 
 // Checks a list of dims of an operand: in range and not already used.

@@ -187,10 +187,10 @@ std::vector<Literal> kernel_scatter_add(const Node& node, std::span<const Litera
   const size_t batch_rank = idx.shape().rank() - 1;
   std::vector<bool> is_window(us.rank());
   if (us.rank() != batch_rank + window_dims.size() ||
-      a->update_window_dims.size() != window_dims.size() || !sorted_unique(a->update_window_dims))
-    bad(op, "updates " + upd.type.str() + " do not fit indices " + idx.type.str() +
-                ", operand " + x.type.str() + " and update_window_dims " +
-                vec_str(a->update_window_dims));
+      a->update_window_dims.size() != window_dims.size() || !sorted_unique(a->update_window_dims)) {
+    bad(op, "updates " + upd.type.str() + " do not fit indices " + idx.type.str() + ", operand " +
+                x.type.str() + " and update_window_dims " + vec_str(a->update_window_dims));
+  }
   mark_dims(op, a->update_window_dims, us.rank(), is_window, "update_window_dims");
   std::vector<int64_t> wsize(r, 1);  // window size per operand dim (1 for inserted dims)
   for (size_t u = 0, b = 0, w = 0; u < us.rank(); ++u) {

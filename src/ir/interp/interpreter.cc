@@ -35,7 +35,8 @@ std::vector<Literal> interpret(const Function& f, std::span<const Literal* const
     }
   }
   std::vector<std::vector<Literal>> values(f.nodes().size());
-  for (int i = 0; i < f.num_params(); ++i) values[static_cast<size_t>(i)] = {*args[static_cast<size_t>(i)]};
+  for (int i = 0; i < f.num_params(); ++i)
+    values[static_cast<size_t>(i)] = {*args[static_cast<size_t>(i)]};
   std::vector<Literal> in;
   for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
     const Node& n = f.nodes()[i];
@@ -45,7 +46,8 @@ std::vector<Literal> interpret(const Function& f, std::span<const Literal* const
     values[i] = kKernels[static_cast<size_t>(n.op)](n, in);
   }
   std::vector<Literal> out;
-  for (auto r : f.results()) out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
+  for (auto r : f.results())
+    out.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
   return out;
 }
 

@@ -34,10 +34,11 @@ std::vector<Literal> kernel_broadcast_in_dim(const Node& node, std::span<const L
   const Literal& x = in[0];
   Literal out = output(node);
   require(dims.size() == rank_of(x), node, "one broadcast dimension per operand dimension");
-  for (size_t i = 0; i < dims.size(); ++i)
+  for (size_t i = 0; i < dims.size(); ++i) {
     require(dims[i] >= 0 && u(dims[i]) < rank_of(out) &&
                 (x.shape()[i] == 1 || x.shape()[i] == out.shape()[u(dims[i])]),
             node, "bad broadcast dimension");
+  }
   Dims xs = x.shape().strides();
   for_each_index(out.shape(), [&](const Dims& idx, int64_t i) {
     int64_t src = 0;

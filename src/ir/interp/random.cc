@@ -53,8 +53,8 @@ std::vector<Literal> kernel_random_bits(const Node& node, std::span<const Litera
   }
   DType dt = attrs->dtype;
   if (dt != DType::i32 && dt != DType::i64 && dt != DType::u8) {
-    throw DTypeError("[random_bits] makes i32, i64 or u8 bits, not " +
-                     std::string(dtype_name(dt)) + "; convert the bits afterwards");
+    throw DTypeError("[random_bits] makes i32, i64 or u8 bits, not " + std::string(dtype_name(dt)) +
+                     "; convert the bits afterwards");
   }
   for (int64_t d : attrs->shape) {
     if (d < 0) throw ShapeError("[random_bits] negative dimension in " + attrs->shape.str());
@@ -74,16 +74,20 @@ std::vector<Literal> kernel_random_bits(const Node& node, std::span<const Litera
     uint64_t b = w / 4;
     if (b != cached) {
       uint64_t c = counter + b;  // wraps modulo 2^64
-      block = philox4x32_10(
-          Block{static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0u, 0u}, k0, k1);
+      block = philox4x32_10(Block{static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0u, 0u},
+                            k0, k1);
       cached = b;
     }
     return block[w % 4];
   };
   for (uint64_t j = 0; j < n; ++j) {
     switch (dt) {
-      case DType::i32: bits.data<int32_t>()[j] = static_cast<int32_t>(word(j)); break;
-      case DType::u8: bits.data<uint8_t>()[j] = static_cast<uint8_t>(word(j)); break;
+      case DType::i32:
+        bits.data<int32_t>()[j] = static_cast<int32_t>(word(j));
+        break;
+      case DType::u8:
+        bits.data<uint8_t>()[j] = static_cast<uint8_t>(word(j));
+        break;
       default: {
         uint64_t lo = word(2 * j), hi = word(2 * j + 1);
         bits.data<int64_t>()[j] = static_cast<int64_t>(lo | (hi << 32));

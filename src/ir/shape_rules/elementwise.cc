@@ -44,8 +44,8 @@ void constant(OpCode op, std::span<const TensorType>, const Attrs& attrs,
               std::vector<TensorType>& out) {
   const auto& a = std::get<ConstantAttrs>(attrs);
   int64_t n = checked_numel(op, a.value.type.shape, "literal shape");
-  if (a.value.buffer.bytes() < static_cast<size_t>(checked_mul(
-                                   op, n, static_cast<int64_t>(dtype_size(a.value.dtype()))))) {
+  if (a.value.buffer.bytes() <
+      static_cast<size_t>(checked_mul(op, n, static_cast<int64_t>(dtype_size(a.value.dtype()))))) {
     throw ValueError(tag(op) + "literal of type " + a.value.type.str() + " holds only " +
                      num(static_cast<int64_t>(a.value.buffer.bytes())) +
                      " bytes; make it with Literal::zeros or Literal::from_vector");
@@ -100,8 +100,7 @@ void compare(OpCode op, std::span<const TensorType> in, const Attrs&,
   out = {TensorType{DType::boolean, in[0].shape}};
 }
 
-void select(OpCode op, std::span<const TensorType> in, const Attrs&,
-            std::vector<TensorType>& out) {
+void select(OpCode op, std::span<const TensorType> in, const Attrs&, std::vector<TensorType>& out) {
   const TensorType& pred = in[0];
   check_same_type(op, in[1], in[2], "on_true and on_false");
   if (pred.dtype != DType::boolean) {

@@ -59,6 +59,7 @@ class GraphOutputs {
   // Interned: valid for the rest of the process, after the node is gone. (Reads only the first
   // word: a type read through a node touches the node's first cache line only.)
   const TensorType& operator[](size_t i) const {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): p_ is a tagged pointer
     return (p_ & kList) ? *list()[i] : *reinterpret_cast<const TensorType*>(p_);
   }
   operator std::vector<TensorType>() const {
@@ -72,6 +73,7 @@ class GraphOutputs {
   enum class Kind : uint8_t { none, one, owned, borrowed };
   static constexpr uintptr_t kList = 1;  // p_ is a list of pointers (else the one type)
   const TensorType* const* list() const {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): p_ is a tagged pointer
     return reinterpret_cast<const TensorType* const*>(p_ & ~kList);
   }
   void free() {
