@@ -529,12 +529,13 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
     if (is_floating(br[nc + j].dtype))
       in.push_back(cts[nc + j].defined() ? cts[nc + j]
                                          : zeros_of(c.outputs[nc + j].impl()->type()));
-    std::vector<Tensor> r = record_op(OpCode::scan, in, back);
-    std::vector<Tensor> result;
-    for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
-    k = nc;
-    for (size_t i = 0; i < nx; ++i) result.push_back(wrt[nc + i] ? r[k++] : Tensor());
-    return result;
   }
+  std::vector<Tensor> r = record_op(OpCode::scan, in, back);
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
+  k = nc;
+  for (size_t i = 0; i < nx; ++i) result.push_back(wrt[nc + i] ? r[k++] : Tensor());
+  return result;
+}
 
 }  // namespace lazax::autodiff
