@@ -64,6 +64,7 @@ std::vector<Literal> program_jvp(const Function& f, const std::vector<Literal>& 
   }
   lazax::sync();
   std::vector<Literal> out;
+  out.reserve(result.size());
   for (const Tensor& t : result) out.push_back(t.literal());
   return out;
 }

@@ -255,10 +255,11 @@ namespace {
 // tensor, not anything but bool into a bool tensor (it would silently truncate).
 const Tensor& castable(const Tensor& self, const Tensor& result, const char* op) {
   const DType to = self.dtype(), from = result.dtype();
-  if ((is_floating(from) && !is_floating(to)) || (to == DType::boolean && from != to))
+  if ((is_floating(from) && !is_floating(to)) || (to == DType::boolean && from != to)) {
     throw DTypeError(std::string("[") + op + "] the result type " + std::string(dtype_name(from)) +
                      " cannot be cast to the in-place target " + self.type_str() +
                      " (as PyTorch); use the out-of-place op and convert explicitly");
+  }
   return result;
 }
 }  // namespace

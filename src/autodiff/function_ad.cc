@@ -131,10 +131,11 @@ JointProgram trace_joint(const Function& f, const VjpPrograms& p) {
   }
   joint.program = build_traced_function(scope.frame(), values);
   const size_t captured = static_cast<size_t>(joint.program->num_params()) - joint.num_params();
-  if (captured != 0)
+  if (captured != 0) {
     throw ValueError("[vjp] the joint program of @" + f.name() + " captured " +
                      std::to_string(captured) +
                      " tensors from outside; differentiated programs must be closed");
+  }
   return joint;
 }
 
@@ -266,10 +267,11 @@ std::vector<int> find_inputs_read(const JointProgram& joint, const Partition& pa
     const size_t n = static_cast<size_t>(v.node);
     if (walked[n] || part.residual_place.count({v.node, v.index})) return;
     walked[n] = 1;
-    if (!part.backward[n] && !part.recomputed[n])
+    if (!part.backward[n] && !part.recomputed[n]) {
       throw ValueError("[vjp] internal error: the backward program of @" + name +
                        " would recompute forward node %" + std::to_string(n) + " (" +
                        std::string(op_name(fn.node(v.node).op)) + ")");
+    }
     if (n < joint.num_inputs) read[n] = 1;
     stack.push_back(v.node);
   };

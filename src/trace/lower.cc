@@ -17,10 +17,11 @@ FunctionPtr lower(std::string name, std::span<GraphNode* const> params,
   std::vector<std::pair<GraphNode*, size_t>> stack;  // (node, its next operand)
   auto visit = [&](GraphNode* n) {
     if (!seen.insert(n).second) return;
-    if (n->op == OpCode::parameter)
+    if (n->op == OpCode::parameter) {
       throw ValueError("[lower] internal error: '" + name +
                        "' reads a leaf that is none of its parameters (a value from outside a "
                        "function trace that was not lifted)");
+    }
     stack.push_back({n, 0});
   };
   for (const GraphValue& r : results) {
