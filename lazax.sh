@@ -66,13 +66,13 @@ case "${1:-}" in
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
     (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io")
-    echo "[lazax.sh] fuzzing the IR parser with libFuzzer for ${LAZAX_FUZZ_SECONDS:-30} s"
+    echo "[lazax.sh] libFuzzer: the IR parser and the safetensors reader, ${LAZAX_FUZZ_SECONDS:-30} s"
     if ! tests/fuzz/run_fuzz.sh "${LAZAX_FUZZ_SECONDS:-30}" > build-fuzz.log 2>&1; then
       tail -40 build-fuzz.log
-      echo "[lazax.sh] the parser fuzzer failed (log: build-fuzz.log)" >&2
+      echo "[lazax.sh] a fuzzer failed (log: build-fuzz.log)" >&2
       exit 1
     fi
-    grep -E "^Done|stat::number_of_executed_units" build-fuzz.log | tail -2 || true
+    grep -E "^\[run_fuzz|^Done|stat::number_of_executed_units" build-fuzz.log || true
     ;;
   asan)
     # Every layer's tests under ASan+UBSan (and LeakSanitizer), Debug: slower than `test`'s
