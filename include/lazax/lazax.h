@@ -1,5 +1,6 @@
 // The one header a user includes: tensors and their ops, random numbers, autograd, the JAX-style
-// transforms, pure functions and staged control flow.
+// transforms, pure functions and staged control flow, optimizers, learning-rate schedules and
+// checkpoints.
 #pragma once
 #include "lazax/api/random.h"
 #include "lazax/api/tensor.h"
@@ -8,3 +9,8 @@
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/optim/adamw.h"
+#include "lazax/optim/checkpoint.h"
+#include "lazax/optim/clip_grad.h"
+#include "lazax/optim/schedule.h"
+#include "lazax/optim/sgd.h"
