@@ -59,9 +59,10 @@ Literal Generator::get_state() const { return key_.literal().clone(); }
 
 void Generator::set_state(const Literal& state) {
   if (state.dtype() != DType::i64 || state.shape() != Shape{2}) {
-    throw ValueError("[Generator::set_state] the state must be i64[2] (seed, counter) as "
-                     "get_state() gives it, got " +
-                     state.type.str());
+    throw ValueError(
+        "[Generator::set_state] the state must be i64[2] (seed, counter) as "
+        "get_state() gives it, got " +
+        state.type.str());
   }
   seed_ = static_cast<uint64_t>(state.data<int64_t>()[0]);
   key_.impl()->set_data(state.clone());

@@ -38,10 +38,14 @@ void AdamW::update(const std::vector<size_t>& which) {
     if (fresh) {
       const auto n = static_cast<double>(step);
       const double bc1 = 1 - std::pow(o.beta1, n), bc2 = 1 - std::pow(o.beta2, n);
-      it->second = {scalar(1 - lr_ * o.weight_decay, t), scalar(o.beta1, t),
-                    scalar(1 - o.beta1, t),          scalar(o.beta2, t),
-                    scalar(1 - o.beta2, t),          scalar(std::sqrt(bc2), t),
-                    scalar(o.eps, t),                scalar(-(lr_ / bc1), t)};
+      it->second = {scalar(1 - lr_ * o.weight_decay, t),
+                    scalar(o.beta1, t),
+                    scalar(1 - o.beta1, t),
+                    scalar(o.beta2, t),
+                    scalar(1 - o.beta2, t),
+                    scalar(std::sqrt(bc2), t),
+                    scalar(o.eps, t),
+                    scalar(-(lr_ / bc1), t)};
     }
     return it->second;
   };

@@ -14,7 +14,7 @@ namespace lazax::optim {
 namespace {
 
 constexpr char kFormat[] = "lazax-training-checkpoint/1";
-const std::set<std::string> kReservedKeys = {"format",    "step",     "data_position",
+const std::set<std::string> kReservedKeys = {"format",     "step",     "data_position",
                                              "optim.kind", "optim.lr", "optim.step"};
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
@@ -26,8 +26,7 @@ Literal value_of(const Tensor& t) { return t.literal().clone(); }
 // The file's tensors under `prefix` that `into` names, checked: each one present with its type,
 // nothing else under the prefix. Returns them in the order of `into`.
 std::vector<Literal> matching(const SafetensorsFile& file, const std::string& prefix,
-                              const NamedTensors& into, const std::string& path,
-                              const char* what) {
+                              const NamedTensors& into, const std::string& path, const char* what) {
   std::map<std::string, const Literal*> found;
   for (const auto& [name, lit] : file.tensors) {
     if (name.compare(0, prefix.size(), prefix) == 0) found[name.substr(prefix.size())] = &lit;
@@ -50,7 +49,8 @@ std::vector<Literal> matching(const SafetensorsFile& file, const std::string& pr
   if (!missing.empty()) fail(path, std::string("the file has no ") + missing);
   if (!found.empty()) {
     std::string names;
-    for (const auto& [name, lit] : found) names += (names.empty() ? "'" : ", '") + prefix + name + "'";
+    for (const auto& [name, lit] : found)
+      names += (names.empty() ? "'" : ", '") + prefix + name + "'";
     fail(path, "the file has entries that name no " + std::string(what) + ": " + names);
   }
   return out;
@@ -143,7 +143,8 @@ CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weig
     if (lr->empty() || *end != '\0') fail(path, "the metadata 'optim.lr' is '" + *lr + "'");
     state.step = int_meta(f, "optim.step", path);
     for (const auto& [name, lit] : f.tensors) {
-      if (name.compare(0, 6, "optim.") == 0) state.tensors.emplace_back(name.substr(6), Tensor(lit));
+      if (name.compare(0, 6, "optim.") == 0)
+        state.tensors.emplace_back(name.substr(6), Tensor(lit));
     }
     try {
       optimizer->check_state_dict(state);

@@ -93,7 +93,8 @@ OptimizerState Optimizer::state_dict() const {
     const ParamState& ps = state_[i];
     if (ps.tensors.empty()) continue;
     const std::string& p = params_[i].first;
-    for (size_t k = 0; k < names.size(); ++k) s.tensors.emplace_back(p + "." + names[k], ps.tensors[k]);
+    for (size_t k = 0; k < names.size(); ++k)
+      s.tensors.emplace_back(p + "." + names[k], ps.tensors[k]);
     s.tensors.emplace_back(p + ".step", Tensor(Literal::scalar<int64_t>(ps.step)));
   }
   return s;
@@ -119,14 +120,15 @@ void Optimizer::check_state_dict(const OptimizerState& s) const {
   for (const auto& [name, t] : s.tensors) {
     auto it = known.find(name);
     if (it == known.end()) {
-      fail(kind_, "unexpected state entry '" + name + "': it names no parameter and state (" +
-                      std::to_string(params_.size()) + " parameters; states " +
-                      [&] {
-                        std::string all;
-                        for (const std::string& n : names) all += n + ", ";
-                        return all + "step";
-                      }() +
-                      ")");
+      fail(
+          kind_, "unexpected state entry '" + name + "': it names no parameter and state (" +
+                     std::to_string(params_.size()) + " parameters; states " +
+                     [&] {
+                       std::string all;
+                       for (const std::string& n : names) all += n + ", ";
+                       return all + "step";
+                     }() +
+                     ")");
     }
     if (!seen.insert(name).second) fail(kind_, "the state entry '" + name + "' appears twice");
     const auto [i, k] = it->second;
@@ -148,8 +150,8 @@ void Optimizer::check_state_dict(const OptimizerState& s) const {
         const std::string n = params_[i].first + "." + (k < names.size() ? names[k] : "step");
         if (!seen.count(n)) missing += (missing.empty() ? "'" : ", '") + n + "'";
       }
-      fail(kind_, "the state of parameter '" + params_[i].first + "' is incomplete: missing " +
-                      missing);
+      fail(kind_,
+           "the state of parameter '" + params_[i].first + "' is incomplete: missing " + missing);
     }
   }
 }

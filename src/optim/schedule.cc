@@ -28,8 +28,9 @@ LRSchedule warmup_cosine_lr(double peak_lr, int64_t warmup, int64_t total_steps,
   if (total_steps < warmup) bad("total_steps must be >= warmup");
   return [=](int64_t step) {
     if (step < warmup) return peak_lr * static_cast<double>(step + 1) / static_cast<double>(warmup);
-    const double t = std::min(1.0, static_cast<double>(step - warmup) /
-                                       static_cast<double>(std::max<int64_t>(1, total_steps - warmup)));
+    const double t =
+        std::min(1.0, static_cast<double>(step - warmup) /
+                          static_cast<double>(std::max<int64_t>(1, total_steps - warmup)));
     return min_lr + (peak_lr - min_lr) * (1 + std::cos(std::numbers::pi * t)) / 2;
   };
 }

@@ -12,7 +12,8 @@ namespace lazax::optim {
 SGD::SGD(NamedTensors params, SGDOptions o)
     : Optimizer(std::move(params), o.lr, "sgd"), options_(o) {
   auto bad = [](const std::string& what) { throw ValueError("[sgd] " + what); };
-  if (!(o.momentum >= 0)) bad("invalid momentum " + std::to_string(o.momentum) + "; it must be >= 0");
+  if (!(o.momentum >= 0))
+    bad("invalid momentum " + std::to_string(o.momentum) + "; it must be >= 0");
   if (!(o.weight_decay >= 0))
     bad("invalid weight_decay " + std::to_string(o.weight_decay) + "; it must be >= 0");
   if (o.nesterov && (o.momentum <= 0 || o.dampening != 0))
@@ -35,7 +36,8 @@ void SGD::update(const std::vector<size_t>& which) {
     auto [it, fresh] = scalars.try_emplace({t, first});
     if (fresh) {
       it->second = {scalar(-lr_, t), scalar(o.weight_decay, t), scalar(o.momentum, t),
-                    scalar(first ? 0.0 : o.momentum, t), scalar(first ? 1.0 : 1.0 - o.dampening, t)};
+                    scalar(first ? 0.0 : o.momentum, t),
+                    scalar(first ? 1.0 : 1.0 - o.dampening, t)};
     }
     return it->second;
   };

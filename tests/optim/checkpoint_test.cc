@@ -111,12 +111,12 @@ TEST_F(Checkpoints, TheFileIsPlainSafetensorsWithPrefixesAndMetadata) {
   const SafetensorsFile f = read_safetensors(path("ck.safetensors"));
   std::vector<std::string> names;
   for (const auto& [n, lit] : f.tensors) names.push_back(n);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "model.emb", "model.proj.weight", "model.proj.bias", "optim.emb.exp_avg",
-                       "optim.emb.exp_avg_sq", "optim.emb.step", "optim.proj.weight.exp_avg",
-                       "optim.proj.weight.exp_avg_sq", "optim.proj.weight.step",
-                       "optim.proj.bias.exp_avg", "optim.proj.bias.exp_avg_sq",
-                       "optim.proj.bias.step", "rng.state"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{
+                "model.emb", "model.proj.weight", "model.proj.bias", "optim.emb.exp_avg",
+                "optim.emb.exp_avg_sq", "optim.emb.step", "optim.proj.weight.exp_avg",
+                "optim.proj.weight.exp_avg_sq", "optim.proj.weight.step", "optim.proj.bias.exp_avg",
+                "optim.proj.bias.exp_avg_sq", "optim.proj.bias.step", "rng.state"}));
   EXPECT_EQ(f.meta("format"), "lazax-training-checkpoint/1");
   EXPECT_EQ(f.meta("step"), "1");
   EXPECT_EQ(f.meta("data_position"), "64");
@@ -152,8 +152,7 @@ TEST_F(Checkpoints, LoadingIsStrictAndAllOrNothing) {
     EXPECT_EQ(other.initial_seed(), 6u);
   };
   NamedTensors fewer(q.begin(), q.begin() + 2);
-  expect_error(fewer, &fresh, &other,
-               "entries that name no weight: 'model.proj.bias'");
+  expect_error(fewer, &fresh, &other, "entries that name no weight: 'model.proj.bias'");
   NamedTensors more = q;
   more.emplace_back("extra", zeros({2}));
   expect_error(more, nullptr, nullptr, "the file has no 'model.extra'");
@@ -179,9 +178,9 @@ TEST_F(Checkpoints, LoadingIsStrictAndAllOrNothing) {
   // A weights-only file is not a training checkpoint.
   save_weights(path("w.safetensors"), p);
   EXPECT_THROW(load_checkpoint(path("w.safetensors"), q, nullptr, nullptr), ValueError);
-  EXPECT_THROW(save_checkpoint(path("x.safetensors"), p, nullptr, nullptr,
-                               {.extra = {{"step", "9"}}}),
-               ValueError);
+  EXPECT_THROW(
+      save_checkpoint(path("x.safetensors"), p, nullptr, nullptr, {.extra = {{"step", "9"}}}),
+      ValueError);
   EXPECT_THROW(load_checkpoint(path("missing.safetensors"), q, nullptr, nullptr), IOError);
 }
 

@@ -21,9 +21,9 @@ void start_with_an_empty_compile_cache() {
 }
 
 NamedTensors make_params() {
-  return {{"w", from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f}, {2, 3})
-                    .requires_grad_()},
-          {"b", from_vector<float>({0.1f, -0.2f}, {2}).requires_grad_()}};
+  return {
+      {"w", from_vector<float>({0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f}, {2, 3}).requires_grad_()},
+      {"b", from_vector<float>({0.1f, -0.2f}, {2}).requires_grad_()}};
 }
 
 // A small model's loss: forward and backward are recorded into the same graph as the update.
@@ -59,7 +59,7 @@ TEST_P(EveryOptimizer, FiveStepsWithChangingLrCompileOnceWithoutGraphBreaks) {
   for (int s = 0; s < 5; ++s) {
     Tensor loss = loss_of(p, s);
     loss.backward();
-    norms.push_back(clip_grad_norm_(p, 0.5 + s));  // max_norm changes too
+    norms.push_back(clip_grad_norm_(p, 0.5 + s));         // max_norm changes too
     opt->set_lr(0.01 / (1 + s) + (s == 2 ? 0.99 : 0.0));  // 1.0 at step 2: still data
     opt->step();
     opt->zero_grad();
@@ -104,8 +104,7 @@ TEST_P(EveryOptimizer, StateDictContinuesARunExactly) {
     EXPECT_TRUE(a[i].second.literal().bit_equal(b[i].second.literal())) << a[i].first;
 }
 
-INSTANTIATE_TEST_SUITE_P(Optim, EveryOptimizer,
-                         ::testing::Values("sgd", "adamw", "adamw_amsgrad"));
+INSTANTIATE_TEST_SUITE_P(Optim, EveryOptimizer, ::testing::Values("sgd", "adamw", "adamw_amsgrad"));
 
 TEST(Optimizer, StateDictNamesItsEntries) {
   NamedTensors p = make_params();

@@ -57,7 +57,8 @@ void run_optimizer(const Json& c, const std::string& out) {
   const std::string name = c.at("name");
   optim::NamedTensors params;
   for (const Json& p : c.at("params"))
-    params.emplace_back("p" + std::to_string(params.size()), Tensor(read_npy(p.get<std::string>())));
+    params.emplace_back("p" + std::to_string(params.size()),
+                        Tensor(read_npy(p.get<std::string>())));
   auto opt = make_optimizer(c, params);
   const bool clip = !c.at("clip").is_null();
   std::vector<Tensor> norms;
@@ -98,7 +99,8 @@ void run_optimizer(const Json& c, const std::string& out) {
   if (clip) {
     std::vector<float> v;
     for (const Tensor& n : norms) v.push_back(static_cast<float>(n.item()));
-    write_npy(out + "/" + name + ".norms.npy", Literal::from_vector(v, Shape{static_cast<int64_t>(v.size())}));
+    write_npy(out + "/" + name + ".norms.npy",
+              Literal::from_vector(v, Shape{static_cast<int64_t>(v.size())}));
   }
 }
 
