@@ -23,6 +23,20 @@ const std::set<std::string> kReservedKeys = {"format",     "step",     "data_pos
 
 Literal value_of(const Tensor& t) { return t.literal().clone(); }
 
+// Adds 'prefix+name' to a comma-separated list.
+void add_quoted(std::string& list, const std::string& prefix, const std::string& name) {
+  list += list.empty() ? "'" : ", '";
+  list += prefix;
+  list += name;
+  list += '\'';
+}
+
+[[noreturn]] void type_mismatch(const std::string& path, const char* what, const std::string& name,
+                                const Tensor& t, const std::string& prefix, const Literal& lit) {
+  fail(path, std::string(what) + " '" + name + "' is " + t.type_str() + " but the file's '" +
+                 prefix + name + "' is " + lit.type.str());
+}
+
 // The file's tensors under `prefix` that `into` names, checked: each one present with its type,
 // nothing else under the prefix. Returns them in the order of `into`.
 std::vector<Literal> matching(const SafetensorsFile& file, const std::string& prefix,
@@ -36,21 +50,18 @@ std::vector<Literal> matching(const SafetensorsFile& file, const std::string& pr
   for (const auto& [name, t] : into) {
     auto it = found.find(name);
     if (it == found.end()) {
-      missing += (missing.empty() ? "'" : ", '") + prefix + name + "'";
+      add_quoted(missing, prefix, name);
       continue;
     }
-    if (it->second->type.dtype != t.dtype() || it->second->shape() != t.shape()) {
-      fail(path, std::string(what) + " '" + name + "' is " + t.type_str() + " but the file's '" +
-                     prefix + name + "' is " + it->second->type.str());
-    }
+    if (it->second->type.dtype != t.dtype() || it->second->shape() != t.shape())
+      type_mismatch(path, what, name, t, prefix, *it->second);
     out.push_back(*it->second);
     found.erase(it);
   }
   if (!missing.empty()) fail(path, std::string("the file has no ") + missing);
   if (!found.empty()) {
     std::string names;
-    for (const auto& [name, lit] : found)
-      names += (names.empty() ? "'" : ", '") + prefix + name + "'";
+    for (const auto& [name, lit] : found) add_quoted(names, prefix, name);
     fail(path, "the file has entries that name no " + std::string(what) + ": " + names);
   }
   return out;

@@ -15,6 +15,14 @@ namespace {
   throw ValueError("[" + kind + "] " + what);
 }
 
+// "<param>.<state>", the name of a state entry.
+std::string entry_name(const std::string& param, const std::string& state) {
+  std::string out = param;
+  out += '.';
+  out += state;
+  return out;
+}
+
 }  // namespace
 
 NamedTensors numbered(const std::vector<Tensor>& tensors) {
@@ -113,7 +121,7 @@ void Optimizer::check_state_dict(const OptimizerState& s) const {
   std::map<std::string, std::pair<size_t, size_t>> known;
   for (size_t i = 0; i < params_.size(); ++i) {
     for (size_t k = 0; k <= names.size(); ++k)
-      known[params_[i].first + "." + (k < names.size() ? names[k] : "step")] = {i, k};
+      known[entry_name(params_[i].first, k < names.size() ? names[k] : "step")] = {i, k};
   }
   std::vector<size_t> found(params_.size(), 0);
   std::set<std::string> seen;
@@ -147,8 +155,11 @@ void Optimizer::check_state_dict(const OptimizerState& s) const {
     if (found[i] != 0 && found[i] != names.size() + 1) {
       std::string missing;
       for (size_t k = 0; k <= names.size(); ++k) {
-        const std::string n = params_[i].first + "." + (k < names.size() ? names[k] : "step");
-        if (!seen.count(n)) missing += (missing.empty() ? "'" : ", '") + n + "'";
+        const std::string n = entry_name(params_[i].first, k < names.size() ? names[k] : "step");
+        if (seen.count(n)) continue;
+        missing += missing.empty() ? "'" : ", '";
+        missing += n;
+        missing += '\'';
       }
       fail(kind_,
            "the state of parameter '" + params_[i].first + "' is incomplete: missing " + missing);
@@ -164,11 +175,11 @@ void Optimizer::load_state_dict(const OptimizerState& s) {
   std::vector<ParamState> state(params_.size());
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string& p = params_[i].first;
-    auto step = by_name.find(p + ".step");
+    auto step = by_name.find(entry_name(p, "step"));
     if (step == by_name.end()) continue;
     state[i].step = static_cast<int64_t>(step->second->item());
     // The optimizer never updates its state in place, so sharing the handles is safe.
-    for (const std::string& n : names) state[i].tensors.push_back(*by_name.at(p + "." + n));
+    for (const std::string& n : names) state[i].tensors.push_back(*by_name.at(entry_name(p, n)));
   }
   state_ = std::move(state);
   step_ = s.step;
