@@ -78,7 +78,7 @@ class Gen {
   }
   // A constant of type t: random values, or all 0 / all 1 (which simplify removes).
   ValueRef constant(const TensorType& t) {
-    int64_t kind = pick(0, 5);
+    int64_t kind = pick(0, 3);
     if (kind == 0) return scalar_splat(t, 0);
     if (kind == 1) return scalar_splat(t, 1);
     Literal l = Literal::zeros(t);
@@ -94,7 +94,7 @@ class Gen {
     return b_.constant(l);
   }
   ValueRef partner(ValueRef x) {  // a value of x's type
-    auto v = coin(0.7) ? choose([&](ValueRef y) { return type(y) == type(x); }) : std::nullopt;
+    auto v = coin(0.6) ? choose([&](ValueRef y) { return type(y) == type(x); }) : std::nullopt;
     return v ? *v : constant(type(x));
   }
 
@@ -123,6 +123,7 @@ class Gen {
   void binary() {
     ValueRef x = numeric();
     ValueRef y = partner(x);
+    if (coin(0.4)) std::swap(x, y);  // constants on either side
     bool f = is_f32(x);
     switch (pick(0, f ? 7 : 5)) {
       case 0: add(OpCode::add, {x, y}); return;
@@ -223,6 +224,12 @@ class Gen {
   void dot() {
     auto x = choose([&](ValueRef v) { return is_f32(v) && type(v).shape.rank() > 0; });
     if (!x) return binary();
+    if (coin(0.3) && type(*x).shape.rank() > 1) {  // a transposed lhs (simplify may fold it)
+      IntList p;
+      for (size_t d = 0; d < type(*x).shape.rank(); ++d) p.push_back(static_cast<int64_t>(d));
+      std::shuffle(p.begin(), p.end(), rng_);
+      x = b_.add(OpCode::transpose, {*x}, TransposeAttrs{p});
+    }
     const Shape& xs = type(*x).shape;
     auto c = static_cast<int64_t>(pick(0, static_cast<int64_t>(xs.rank()) - 1));
     int64_t k = xs[static_cast<size_t>(c)];

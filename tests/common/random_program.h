@@ -39,8 +39,9 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed);
 std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
                             double rtol = 0, double atol = 0);
 
-// Shrinks a program for which fails(f) holds: drops results and replaces nodes by new
-// parameters while the smaller program still fails; returns the smallest failing program
+// Shrinks a program for which fails(f) holds: drops results, returns a result node's operand
+// instead, replaces nodes by new parameters or by an operand of their type, while the smaller
+// program still fails; returns the smallest failing program
 // found (after at most max_tries calls of fails).
 FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const FunctionPtr&)>& fails,
                            int max_tries = 2000);
