@@ -51,11 +51,14 @@ class Gen {
       if (ok(v)) fit.push_back(v);
     if (fit.empty()) return std::nullopt;
     size_t n = fit.size();
-    if (n > 4 && coin(0.6)) return fit[static_cast<size_t>(pick(static_cast<int64_t>(n) - 4, static_cast<int64_t>(n) - 1))];
+    if (n > 4 && coin(0.6))
+      return fit[static_cast<size_t>(
+          pick(static_cast<int64_t>(n) - 4, static_cast<int64_t>(n) - 1))];
     return fit[static_cast<size_t>(pick(0, static_cast<int64_t>(n) - 1))];
   }
   ValueRef any() {
-    return *choose([](ValueRef) { return true; });
+    if (pool_.empty()) pool_.push_back(constant({DType::f32, Shape{}}));
+    return choose([](ValueRef) { return true; }).value_or(pool_.back());
   }
   ValueRef numeric() {
     auto v = choose([&](ValueRef x) { return type(x).dtype != DType::boolean; });
@@ -100,10 +103,9 @@ class Gen {
 
   void unary() {
     ValueRef x = floating();
-    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::sign,
-                                        OpCode::tanh, OpCode::logistic, OpCode::sin,
-                                        OpCode::cos,  OpCode::erf,      OpCode::floor,
-                                        OpCode::round};
+    static constexpr OpCode kTotal[] = {OpCode::neg,      OpCode::abs,  OpCode::sign, OpCode::tanh,
+                                        OpCode::logistic, OpCode::sin,  OpCode::cos,  OpCode::erf,
+                                        OpCode::floor,    OpCode::round};
     switch (pick(0, 4)) {
       case 0:  // exp of a bounded value
         add(OpCode::exp, {add(OpCode::tanh, {x})});
@@ -126,17 +128,31 @@ class Gen {
     if (coin(0.4)) std::swap(x, y);  // constants on either side
     bool f = is_f32(x);
     switch (pick(0, f ? 7 : 5)) {
-      case 0: add(OpCode::add, {x, y}); return;
-      case 1: add(OpCode::sub, {x, y}); return;
-      case 2: add(OpCode::mul, {x, y}); return;
-      case 3: add(OpCode::max, {x, y}); return;
-      case 4: add(OpCode::min, {x, y}); return;
-      case 5:  // x / (|y| + 1): integer division too
-        add(OpCode::div, {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+      case 0:
+        add(OpCode::add, {x, y});
         return;
-      case 6: add(OpCode::atan2, {x, y}); return;
+      case 1:
+        add(OpCode::sub, {x, y});
+        return;
+      case 2:
+        add(OpCode::mul, {x, y});
+        return;
+      case 3:
+        add(OpCode::max, {x, y});
+        return;
+      case 4:
+        add(OpCode::min, {x, y});
+        return;
+      case 5:  // x / (|y| + 1): integer division too
+        add(OpCode::div,
+            {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+        return;
+      case 6:
+        add(OpCode::atan2, {x, y});
+        return;
       default:  // (|x| + 1) ** y
-        add(OpCode::pow, {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});
+        add(OpCode::pow,
+            {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});
     }
   }
   void compare_select() {
@@ -207,12 +223,14 @@ class Gen {
     ValueRef t = add(OpCode::transpose, {x}, TransposeAttrs{p});
     if (coin(0.3)) {  // and back (simplify's transpose of a transpose)
       IntList inv(p.size(), 0);
-      for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+      for (size_t i = 0; i < p.size(); ++i)
+        inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
       add(OpCode::transpose, {t}, TransposeAttrs{inv});
     }
   }
   void reduce() {
-    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
+    auto x = choose(
+        [&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
     if (!x) return unary();
     IntList axes;
     for (size_t d = 0; d < type(*x).shape.rank(); ++d)
@@ -248,7 +266,8 @@ class Gen {
     } else {  // a [k, m] operand, sometimes as the transpose of an [m, k] constant
       int64_t m = pick(1, o_.max_dim);
       if (coin(0.5)) {
-        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})}, TransposeAttrs{{1, 0}});
+        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})},
+                    TransposeAttrs{{1, 0}});
       } else {
         yv = constant({DType::f32, Shape{k, m}});
       }
@@ -286,8 +305,9 @@ class Gen {
   void iota() {
     Shape s;
     for (int64_t r = pick(1, o_.max_rank); r > 0; --r) s.dims().push_back(pick(1, o_.max_dim));
-    add(OpCode::iota, {}, IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
-                                    pick(0, static_cast<int64_t>(s.rank()) - 1)});
+    add(OpCode::iota, {},
+        IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
+                  pick(0, static_cast<int64_t>(s.rank()) - 1)});
   }
   void repeat() {  // the same node again (CSE merges it)
     auto v = choose([&](ValueRef x) {
@@ -302,6 +322,7 @@ class Gen {
     std::vector<ValueRef> args = {any()};
     if (coin(0.5)) args.push_back(any());
     std::vector<TensorType> types;
+    types.reserve(args.size());
     for (ValueRef a : args) types.push_back(type(a));
     RandomProgramOptions sub = o_;
     sub.calls = false;
@@ -318,26 +339,59 @@ class Gen {
 
   void step() {
     switch (pick(0, 16)) {
-      case 0: case 1: unary(); return;
-      case 2: case 3: binary(); return;
-      case 4: compare_select(); return;
-      case 5: convert(); return;
-      case 6: broadcast(); return;
-      case 7: reshape(); return;
-      case 8: transpose(); return;
-      case 9: reduce(); return;
-      case 10: dot(); return;
-      case 11: slice(); return;
-      case 12: concatenate(); return;
-      case 13: iota(); return;
-      case 14: repeat(); return;
-      case 15: if (o_.calls) return call(); return binary();
-      default: if (o_.barriers) return barrier(); return unary();
+      case 0:
+      case 1:
+        unary();
+        return;
+      case 2:
+      case 3:
+        binary();
+        return;
+      case 4:
+        compare_select();
+        return;
+      case 5:
+        convert();
+        return;
+      case 6:
+        broadcast();
+        return;
+      case 7:
+        reshape();
+        return;
+      case 8:
+        transpose();
+        return;
+      case 9:
+        reduce();
+        return;
+      case 10:
+        dot();
+        return;
+      case 11:
+        slice();
+        return;
+      case 12:
+        concatenate();
+        return;
+      case 13:
+        iota();
+        return;
+      case 14:
+        repeat();
+        return;
+      case 15:
+        if (o_.calls) return call();
+        return binary();
+      default:
+        if (o_.barriers) return barrier();
+        return unary();
     }
   }
 
   FunctionPtr finish() {
-    std::vector<ValueRef> results = {pool_.back()};
+    std::vector<ValueRef> results = {any()};
+    results[0] = pool_.back();
     int64_t extra = pick(0, o_.max_results - 1);
     for (int64_t i = 0; i < extra; ++i) results.push_back(any());
     return b_.build(results);
@@ -366,7 +420,8 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
           l.data<float>()[k] = std::uniform_real_distribution<float>(-2, 2)(rng);
           break;
         case DType::i32:
-          l.data<int32_t>()[k] = static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
+          l.data<int32_t>()[k] =
+              static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
           break;
         case DType::boolean:
           l.data<bool>()[k] = (rng() & 1) != 0;

@@ -47,11 +47,14 @@ FunctionPtr rebuild(const Function& f, const std::vector<ValueRef>& results,
       continue;
     }
     Node n = nodes[i];
-    for (ValueRef& v : n.operands) v = map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
+    for (ValueRef& v : n.operands)
+      v = map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
     map[i] = b.add_node(std::move(n));
   }
   std::vector<ValueRef> out;
-  for (ValueRef v : results) out.push_back(map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
+  out.reserve(results.size());
+  for (ValueRef v : results)
+    out.push_back(map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
   return b.build(out);
 }
 
@@ -66,7 +69,8 @@ bool close(double want, double got, double rtol, double atol) {
 std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
                             double rtol, double atol) {
   if (want.size() != got.size())
-    return "expected " + std::to_string(want.size()) + " results, got " + std::to_string(got.size());
+    return "expected " + std::to_string(want.size()) + " results, got " +
+           std::to_string(got.size());
   for (size_t r = 0; r < want.size(); ++r) {
     if (want[r].type != got[r].type)
       return "result " + std::to_string(r) + ": expected type " + want[r].type.str() + ", got " +

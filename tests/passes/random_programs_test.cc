@@ -53,9 +53,7 @@ void check_seeds(uint64_t first, uint64_t count, const passes::PassOptions& o,
   }
 }
 
-TEST(RandomPrograms, OptimizeKeepsResults) {
-  check_seeds(1, 1000, passes::PassOptions{});
-}
+TEST(RandomPrograms, OptimizeKeepsResults) { check_seeds(1, 1000, passes::PassOptions{}); }
 
 TEST(RandomPrograms, EachPassAloneKeepsResults) {
   for (int p = 0; p < 5; ++p) {
