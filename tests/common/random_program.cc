@@ -20,11 +20,20 @@ class Gen {
     for (int i = 0; i < o_.num_steps; ++i) step();
     return finish();
   }
-  // A callee: parameters of the given types, a few steps, results among its values.
-  FunctionPtr callee(const std::vector<TensorType>& params) {
+  // A callee: parameters of the given types, a few steps, results among its values (of the
+  // types `results` when not empty: a value of the pool, else a constant).
+  FunctionPtr callee(const std::vector<TensorType>& params,
+                     const std::vector<TensorType>& results = {}) {
     for (const TensorType& t : params) pool_.push_back(b_.param(t));
     for (int i = 0; i < o_.num_steps; ++i) step();
-    return finish();
+    if (results.empty()) return finish();
+    std::vector<ValueRef> out;
+    out.reserve(results.size());
+    for (const TensorType& t : results) {
+      auto v = choose([&](ValueRef x) { return type(x) == t; });
+      out.push_back(v ? *v : constant(t));
+    }
+    return b_.build(out);
   }
 
  private:
@@ -318,18 +327,77 @@ class Gen {
     Node n = b_.node(v->node);
     pool_.push_back(b_.add_node(n)[0]);
   }
-  void call() {
-    std::vector<ValueRef> args = {any()};
-    if (coin(0.5)) args.push_back(any());
-    std::vector<TensorType> types;
-    types.reserve(args.size());
-    for (ValueRef a : args) types.push_back(type(a));
+  // A small random sub-function (no control flow in it; calls when `calls`).
+  FunctionPtr sub_function(const std::string& name, const std::vector<TensorType>& params,
+                           const std::vector<TensorType>& results, bool calls) {
     RandomProgramOptions sub = o_;
-    sub.calls = false;
+    sub.calls = calls;
+    sub.control_flow = false;
     sub.num_steps = static_cast<int>(pick(1, 4));
     sub.max_results = 2;
-    FunctionPtr g = Gen(rng_(), sub, "callee" + std::to_string(b_.num_nodes())).callee(types);
-    for (ValueRef v : b_.add_multi(OpCode::call, args, CallAttrs{g})) pool_.push_back(v);
+    return Gen(rng_(), sub, name + std::to_string(b_.num_nodes())).callee(params, results);
+  }
+  std::vector<ValueRef> some_values(std::vector<TensorType>& types) {
+    std::vector<ValueRef> args = {any()};
+    if (coin(0.5)) args.push_back(any());
+    for (ValueRef a : args) types.push_back(type(a));
+    return args;
+  }
+  void push(const std::vector<ValueRef>& outs) {
+    pool_.insert(pool_.end(), outs.begin(), outs.end());
+  }
+
+  void call() {
+    std::vector<TensorType> types;
+    std::vector<ValueRef> args = some_values(types);
+    FunctionPtr g = sub_function("callee", types, {}, false);
+    push(b_.add_multi(OpCode::call, args, CallAttrs{g}));
+  }
+  // cond on the sign of a sum, two random branches of one signature.
+  void cond() {
+    ValueRef s = floating();
+    IntList axes;
+    for (size_t d = 0; d < type(s).shape.rank(); ++d) axes.push_back(static_cast<int64_t>(d));
+    if (!axes.empty()) s = b_.add(OpCode::reduce_sum, {s}, ReduceAttrs{axes});
+    ValueRef zero = b_.constant(Literal::scalar<float>(0));
+    ValueRef index = b_.add(OpCode::compare, {s, zero}, CompareAttrs{CompareDir::lt});
+    std::vector<TensorType> types;
+    std::vector<ValueRef> args = some_values(types);
+    FunctionPtr g0 = sub_function("branch", types, {}, true);
+    FunctionPtr g1 = sub_function("branch", types, g0->result_types(), true);
+    args.insert(args.begin(), index);
+    push(b_.add_multi(OpCode::cond, args, CondAttrs{{g0, g1}}));
+  }
+  // scan over the leading dim of a value, one carry.
+  void scan() {
+    auto xs = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
+    if (!xs) return call();
+    ValueRef c = any();
+    TensorType x = type(*xs);
+    int64_t length = x.shape[0];
+    x.shape = Shape(Dims(x.shape.begin() + 1, x.shape.end()));
+    TensorType y = coin(0.5) ? x : type(c);
+    FunctionPtr body = sub_function("scan_body", {type(c), x}, {type(c), y}, true);
+    push(b_.add_multi(OpCode::scan, {c, *xs}, ScanAttrs{body, length, 1, coin(0.5)}));
+  }
+  // while i < n: (i + 1, g(v)), g a random callee (called in the body).
+  void while_loop() {
+    ValueRef v = any();
+    TensorType i32{DType::i32, Shape{}};
+    Builder cb("while_cond" + std::to_string(b_.num_nodes()));
+    ValueRef i = cb.param(i32);
+    cb.param(type(v));
+    ValueRef n = cb.constant(Literal::scalar<int32_t>(static_cast<int32_t>(pick(0, 3))));
+    FunctionPtr condf = cb.build({cb.add(OpCode::compare, {i, n}, CompareAttrs{CompareDir::lt})});
+    FunctionPtr g = sub_function("while_step", {type(v)}, {type(v)}, false);
+    Builder bb("while_body" + std::to_string(b_.num_nodes()));
+    ValueRef bi = bb.param(i32);
+    ValueRef bv = bb.param(type(v));
+    ValueRef next = bb.add(OpCode::call, {bv}, CallAttrs{g});
+    ValueRef one = bb.constant(Literal::scalar<int32_t>(1));
+    FunctionPtr body = bb.build({bb.add(OpCode::add, {bi, one}), next});
+    ValueRef zero = b_.constant(Literal::scalar<int32_t>(0));
+    push(b_.add_multi(OpCode::while_, {zero, v}, WhileAttrs{condf, body}));
   }
   void barrier() {
     std::vector<ValueRef> args = {any()};
@@ -338,7 +406,7 @@ class Gen {
   }
 
   void step() {
-    switch (pick(0, 16)) {
+    switch (pick(0, 17)) {
       case 0:
       case 1:
         unary();
@@ -383,6 +451,16 @@ class Gen {
       case 15:
         if (o_.calls) return call();
         return binary();
+      case 16:
+        if (!o_.control_flow) return unary();
+        switch (pick(0, 2)) {
+          case 0:
+            return cond();
+          case 1:
+            return scan();
+          default:
+            return while_loop();
+        }
       default:
         if (o_.barriers) return barrier();
         return unary();

@@ -20,12 +20,14 @@ struct RandomProgramOptions {
   bool integers = true;  // i32 values besides f32 (and bool from compare)
   bool calls = true;     // `call` nodes with small random callees
   bool barriers = true;  // optimization_barrier nodes
+  // cond, scan and while nodes with small random bodies (which may call callees)
+  bool control_flow = true;
 };
 
 // A program of elementwise unary/binary ops, compare/select, convert, broadcast_in_dim, reshape,
 // transpose, reductions, dot_general, slice, concatenate, iota, constants (often 0 or 1),
-// repeated nodes, calls and barriers. Float values stay finite on arguments from
-// random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
+// repeated nodes, calls, barriers and cond/scan/while nodes. Float values stay finite on arguments
+// from random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
 // The same seed and options give the same program.
 FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options = {});
 
