@@ -244,7 +244,7 @@ class Gen {
     IntList axes;
     for (size_t d = 0; d < type(*x).shape.rank(); ++d)
       if (coin(0.5)) axes.push_back(static_cast<int64_t>(d));
-    if (axes.empty()) axes.push_back(0);
+    if (axes.empty() && coin(0.8)) axes.push_back(0);  // (no axes: an identity)
     static constexpr OpCode kOps[] = {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min};
     add(kOps[pick(0, 2)], {*x}, ReduceAttrs{axes});
   }
@@ -289,7 +289,13 @@ class Gen {
     if (!x) return unary();
     SliceAttrs a;
     bool strided = coin(0.3);
+    bool whole = coin(0.15);
     for (int64_t d : type(*x).shape) {
+      if (whole) {
+        a.start_indices.push_back(0);
+        a.limit_indices.push_back(d);
+        continue;
+      }
       int64_t start = pick(0, std::max<int64_t>(d - 1, 0));
       a.start_indices.push_back(start);
       a.limit_indices.push_back(pick(std::min(start + 1, d), d));

@@ -55,6 +55,26 @@ func @main(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
   EXPECT_EQ(count(*g, OpCode::sub), 1) << "0-x is a negation, not x";
 }
 
+TEST(Simplify, SelectsReductionsSlicesConcatenates) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[2,3], %y: f32[2,3], %c: bool[2,3]) -> (f32[2,3], f32[2,3], f32[2,3],
+                                                         f32[2,3], f32[2,3], f32[2,3], f32[1,3]) {
+  %0 = select(%c, %x, %x) : f32[2,3]
+  %1 = constant() {value=bool[] [true]} : bool[]
+  %2 = select(%1, %x, %y) : f32[2,3]
+  %3 = constant() {value=bool[2,3] [false, false, false, false, false, false]} : bool[2,3]
+  %4 = select(%3, %x, %y) : f32[2,3]
+  %5 = reduce_sum(%x) {axes=[]} : f32[2,3]
+  %6 = slice(%x) {start_indices=[0, 0], limit_indices=[2, 3], strides=[1, 1]} : f32[2,3]
+  %7 = concatenate(%y) {dimension=0} : f32[2,3]
+  %8 = slice(%x) {start_indices=[1, 0], limit_indices=[2, 3], strides=[]} : f32[1,3]
+  return %0, %2, %4, %5, %6, %7, %8
+})");
+  std::vector<ValueRef> want = {{0, 0}, {0, 0}, {1, 0}, {0, 0}, {0, 0}, {1, 0}};
+  for (size_t r = 0; r < want.size(); ++r) EXPECT_EQ(g->results()[r], want[r]) << r;
+  EXPECT_EQ(count(*g, OpCode::slice), 1) << "a real slice stays";
+}
+
 TEST(Simplify, LayoutChains) {
   FunctionPtr g = simplified(R"(
 func @main(%x: f32[2,3,4], %y: f32[3])
