@@ -73,7 +73,7 @@ Tensor apply_rotary(const Tensor& x, double theta) {
   }
   Tensor freqs = arange(0.0, static_cast<double>(t)).reshape({t, 1}) *
                  from_vector<float>(inv, {1, half});  // [T, half], f32
-  Tensor angles = cat({freqs, freqs}, -1);             // [T, hd]
+  Tensor angles = cat({freqs, freqs}, -1);            // [T, hd]
   Tensor c = cos(angles).to(x.dtype()), s = sin(angles).to(x.dtype());
   Tensor x1 = x.slice(-1, 0, half), x2 = x.slice(-1, half, hd);
   return x * c + cat({-x2, x1}, -1) * s;

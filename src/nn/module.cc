@@ -1,6 +1,7 @@
 #include "lazax/nn/module.h"
 
 #include <set>
+#include <utility>
 
 #include "lazax/core/error.h"
 
@@ -104,16 +105,28 @@ void Module::to(DType dtype) {
 
 namespace detail {
 
+namespace {
+// Visits the parameters of the module tree without building their names (the transforms flatten
+// on every call).
+template <class Fn>
+struct ParamVisitor : ModuleVisitor {
+  Fn fn;
+  explicit ParamVisitor(Fn f) : fn(std::move(f)) {}
+  void parameter(const std::string&, Tensor& t) override { fn(t); }
+  void buffer(const std::string&, Tensor&) override {}
+  void module(const std::string&, Module& m) override { m.visit(*this); }
+  void attribute(const std::string&, double) override {}
+};
+}  // namespace
+
 void module_flatten(const Module& m, std::vector<Tensor>& out) {
-  mut(m).for_each_tensor([&](const std::string&, Tensor& t, bool is_param) {
-    if (is_param) out.push_back(t);
-  });
+  ParamVisitor v([&out](Tensor& t) { out.push_back(t); });
+  mut(m).visit(v);
 }
 
 void module_unflatten(Module& m, const Tensor*& it) {
-  m.for_each_tensor([&](const std::string&, Tensor& t, bool is_param) {
-    if (is_param) t = *it++;
-  });
+  ParamVisitor v([&it](Tensor& t) { t = *it++; });
+  m.visit(v);
 }
 
 namespace {

@@ -12,10 +12,11 @@ std::vector<Tensor> stack_layer_parameters(const std::vector<std::vector<Tensor>
     bool same = flat[i].size() == first.size();
     for (size_t j = 0; same && j < first.size(); ++j)
       same = flat[i][j].dtype() == first[j].dtype() && flat[i][j].shape() == first[j].shape();
-    if (!same)
+    if (!same) {
       throw ShapeError("[nn::scan_layers] layer " + std::to_string(i) + " (" + type_name +
                        ") has parameters of other shapes or dtypes than layer 0; scan needs "
                        "identically shaped layers");
+    }
   }
   std::vector<Tensor> xs;
   xs.reserve(first.size());

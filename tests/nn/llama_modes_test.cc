@@ -35,6 +35,11 @@ TEST(NnLlama, ModesGiveTheSameLossAndGradients) {
     for (size_t j = 0; j < params.size(); ++j)
       expect_close(grads[i][j], grads[0][j], 1e-5, nn::to_string(modes[i]) + " " + named[j].first);
   }
+  // All layers share one traced block, and a second step traces nothing new.
+  EXPECT_EQ(m.traced_block_signatures(), 1u);
+  zero_grad(params);
+  m.forward(tokens(2, 9), nn::LayerMode::assume_pure).backward();
+  EXPECT_EQ(m.traced_block_signatures(), 1u);
 }
 
 TEST(NnLlama, ScanLayersGradientsEqualTheUnrolledLoop) {
@@ -65,8 +70,8 @@ TEST(NnLlama, ScanLayersGradientsEqualTheUnrolledLoop) {
   expect_close(std::get<1>(g_scan), std::get<1>(g_loop), 1e-5, "grad h");
   // The tape (backward()) reaches each layer's own parameters through the stack too.
   loss_scan(layers, h).backward();
-  expect_close(layers[2].feed_forward.w2.weight.grad(),
-               gl_loop[2].feed_forward.w2.weight, 1e-5, "tape grad");
+  expect_close(layers[2].feed_forward.w2.weight.grad(), gl_loop[2].feed_forward.w2.weight, 1e-5,
+               "tape grad");
 }
 
 TEST(NnLlama, ScanLayersRejectsLayersOfOtherShapes) {
@@ -81,8 +86,8 @@ TEST(NnLlama, ScanLayersRejectsLayersOfOtherShapes) {
 TEST(NnLlama, BadTokensAreErrors) {
   manual_seed(13);
   nn::Llama m(test::small_llama());
-  EXPECT_THROW(m.forward(ones({2, 9})), ShapeError);          // floating
-  EXPECT_THROW(m.forward(tokens(2, 1)), ShapeError);          // no target
+  EXPECT_THROW(m.forward(ones({2, 9})), ShapeError);           // floating
+  EXPECT_THROW(m.forward(tokens(2, 1)), ShapeError);           // no target
   EXPECT_THROW(m.forward(randint(0, 256, {18})), ShapeError);  // rank 1
   EXPECT_EQ(m.logits(tokens(2, 4)).sizes(), (std::vector<int64_t>{2, 4, 256}));
 }

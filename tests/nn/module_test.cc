@@ -18,10 +18,10 @@ TEST(NnModule, LlamaParameterNamesAreIssue17s) {
   std::vector<std::string> want = {"tok_embeddings.weight"};
   for (int i = 0; i < 2; ++i) {
     std::string l = "layers." + std::to_string(i) + ".";
-    for (const char* n : {"attention_norm.weight", "attention.wq.weight", "attention.wk.weight",
-                          "attention.wv.weight", "attention.wo.weight", "ffn_norm.weight",
-                          "feed_forward.w1.weight", "feed_forward.w2.weight",
-                          "feed_forward.w3.weight"})
+    for (const char* n :
+         {"attention_norm.weight", "attention.wq.weight", "attention.wk.weight",
+          "attention.wv.weight", "attention.wo.weight", "ffn_norm.weight", "feed_forward.w1.weight",
+          "feed_forward.w2.weight", "feed_forward.w3.weight"})
       want.push_back(l + n);
   }
   want.push_back("norm.weight");
@@ -88,8 +88,7 @@ TEST(NnModule, LoadStateDictIsStrictAndAllOrNothing) {
   nn::StateDict shaped = sd;
   shaped["norm.weight"] = ones({31});
   e = error_of(b, shaped, /*strict=*/false);
-  EXPECT_NE(e.find("'norm.weight' is f32[31] but the module's is f32[32]"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find("'norm.weight' is f32[31] but the module's is f32[32]"), std::string::npos) << e;
   nn::StateDict typed = sd;
   typed["output.weight"] = zeros({256, 32}, DType::f64);
   e = error_of(b, typed);
@@ -224,9 +223,8 @@ TEST(NnModule, AssumePureAcceptsAModule) {
   manual_seed(4);
   nn::Linear lin(6, 4);
   nn::Dropout drop(0.5);
-  auto f = assume_pure([](const nn::Linear& m, const nn::Dropout& d, const Tensor& x) {
-    return d(m(x));
-  });
+  auto f = assume_pure(
+      [](const nn::Linear& m, const nn::Dropout& d, const Tensor& x) { return d(m(x)); });
   drop.eval();
   Tensor x = randn({3, 6});
   Tensor y = f(lin, drop, x);

@@ -2,9 +2,9 @@
 // vocabulary, token embedding, N decoder layers `h = h + attention(attention_norm(h))`,
 // `h = h + feed_forward(ffn_norm(h))`, a final RMSNorm and an untied output projection. The
 // parameter names are those of the reference Llama code (safetensors keys):
-//   tok_embeddings.weight, layers.{i}.attention_norm.weight, layers.{i}.attention.w{q,k,v,o}.weight,
-//   layers.{i}.ffn_norm.weight, layers.{i}.feed_forward.w{1,2,3}.weight, norm.weight,
-//   output.weight
+//   tok_embeddings.weight, layers.{i}.attention_norm.weight,
+//   layers.{i}.attention.w{q,k,v,o}.weight, layers.{i}.ffn_norm.weight,
+//   layers.{i}.feed_forward.w{1,2,3}.weight, norm.weight, output.weight
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -109,6 +109,9 @@ class Llama : public Module {
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Llama"; }
   const LlamaConfig& config() const { return config_; }
+  // How many block signatures LayerMode::assume_pure has traced (1 once warm, whatever the
+  // number of layers and steps).
+  size_t traced_block_signatures() const { return pure_block_->cache_size(); }
 
   Embedding tok_embeddings;
   std::vector<TransformerBlock> layers;

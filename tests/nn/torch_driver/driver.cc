@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "lazax/io/npy.h"
@@ -23,7 +22,8 @@ namespace {
 nn::StateDict read_params(const fs::path& dir) {
   nn::StateDict sd;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".npy") sd.emplace(e.path().stem().string(), Tensor(read_npy(e.path())));
+    if (e.path().extension() == ".npy")
+      sd.emplace(e.path().stem().string(), Tensor(read_npy(e.path())));
   }
   return sd;
 }
