@@ -105,6 +105,15 @@ TEST(NnModule, LoadStateDictIsStrictAndAllOrNothing) {
     EXPECT_TRUE(t.requires_grad()) << n;
   }
   EXPECT_EQ(values(b_copy.tok_embeddings.weight), values(a.tok_embeddings.weight));
+  // The loaded parameters are still leaves that collect gradients.
+  Tensor tok = randint(0, 256, {1, 5});
+  b.forward(tok).backward();
+  a.forward(tok).backward();
+  for (const auto& [n, t] : b.named_parameters()) {
+    EXPECT_TRUE(t.is_leaf()) << n;
+    ASSERT_TRUE(t.grad().defined()) << n;
+  }
+  expect_close(b.output.weight.grad(), a.output.weight.grad(), 1e-6, "grad after load");
 }
 
 // A module of a Linear and a Dropout, as a user would write one.
