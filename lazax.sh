@@ -63,7 +63,7 @@ case "${1:-}" in
         "build/shuffle-NAME.log)" >&2
       exit 1
     fi
-    echo "[lazax.sh] core, ir, io and passes tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+    echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
     (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io|passes")
     echo "[lazax.sh] fuzzing the IR parser with libFuzzer for ${LAZAX_FUZZ_SECONDS:-30} s"
