@@ -3,8 +3,12 @@
 
 namespace lazax {
 
-Tensor Tensor::amin(const std::vector<int64_t>& d, bool k) const { return lazax::amin(*this, d, k); }
-Tensor Tensor::prod(const std::vector<int64_t>& d, bool k) const { return lazax::prod(*this, d, k); }
+Tensor Tensor::amin(const std::vector<int64_t>& d, bool k) const {
+  return lazax::amin(*this, d, k);
+}
+Tensor Tensor::prod(const std::vector<int64_t>& d, bool k) const {
+  return lazax::prod(*this, d, k);
+}
 Tensor Tensor::logsumexp(const std::vector<int64_t>& d, bool k) const {
   return lazax::logsumexp(*this, d, k);
 }
@@ -28,7 +32,9 @@ Tensor Tensor::erf() const { return lazax::erf(*this); }
 Tensor Tensor::floor() const { return lazax::floor(*this); }
 Tensor Tensor::round() const { return lazax::round(*this); }
 Tensor Tensor::relu() const { return lazax::relu(*this); }
-Tensor Tensor::gelu(bool tanh_approximation) const { return lazax::gelu(*this, tanh_approximation); }
+Tensor Tensor::gelu(bool tanh_approximation) const {
+  return lazax::gelu(*this, tanh_approximation);
+}
 Tensor Tensor::silu() const { return lazax::silu(*this); }
 Tensor Tensor::softmax(int64_t dim) const { return lazax::softmax(*this, dim); }
 Tensor Tensor::log_softmax(int64_t dim) const { return lazax::log_softmax(*this, dim); }

@@ -114,8 +114,7 @@ TEST(Operators, CompoundAssignmentIsInPlace) {
   x *= 2;
   x -= full({3}, 1.0);  // broadcast
   x /= 2.0;
-  expect_near(values(alias, DType::f32, {2, 3}),
-              {-1.5 + 0.5, -0.25 + 0.5, 0.5, 1.0, 2.5, 3.5});
+  expect_near(values(alias, DType::f32, {2, 3}), {-1.5 + 0.5, -0.25 + 0.5, 0.5, 1.0, 2.5, 3.5});
   Tensor y = ones({2, 3});
   y /= x;
   expect_near(values(y, DType::f32, {2, 3}), {-1, 4, 2, 1, 0.4, 1 / 3.5});
