@@ -11,12 +11,15 @@ ALLOWED = {
     "core": {"core"},
     "ir": {"core", "ir"},
     "io": {"core", "ir", "io"},
+    "passes": {"core", "ir", "passes"},
     "trace": {"core", "ir", "trace"},
-    "backend": {"core", "ir", "backend"},
-    "runtime": {"core", "ir", "trace", "backend", "runtime"},
-    "api": {"core", "ir", "trace", "backend", "runtime", "api"},
-    "autodiff": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff"},
-    "optim": {"core", "ir", "io", "trace", "backend", "runtime", "api", "autodiff", "optim"},
+    "backend": {"core", "ir", "passes", "backend"},
+    "runtime": {"core", "ir", "trace", "passes", "backend", "runtime"},
+    "api": {"core", "ir", "trace", "passes", "backend", "runtime", "api"},
+    "autodiff": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff"},
+    "nn": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff", "nn"},
+    "optim": {"core", "ir", "io", "trace", "passes", "backend", "runtime", "api", "autodiff",
+              "optim"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
