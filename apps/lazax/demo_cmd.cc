@@ -2,6 +2,7 @@
 // directory, runs it through the same code path as `lazax run`, and prints what happened.
 #include <stdlib.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,10 +16,6 @@
 #endif
 
 namespace lazax::cli {
-
-const char* const kDemoUsage =
-    "usage: lazax demo\n"
-    "  Runs examples/mlp.lzir (tanh(x @ w)) on fixed inputs through `lazax run`'s code path.\n";
 
 namespace {
 
@@ -57,14 +54,9 @@ void print_matrix(const char* name, const Literal& v) {
 
 }  // namespace
 
-int demo_command(std::span<const std::string> args) {
-  for (const std::string& a : args) {
-    if (a == "--help" || a == "-h") {
-      std::fputs(kDemoUsage, stdout);
-      return 0;
-    }
-    throw UsageError("demo takes no arguments, got '" + a + "'");
-  }
+namespace {
+
+void run_demo() {
   const std::string program = std::string(LAZAX_SOURCE_DIR) + "/examples/mlp.lzir";
   std::ifstream in(program);
   if (!in) throw IOError("[demo] cannot open the example program " + program);
@@ -98,7 +90,16 @@ int demo_command(std::span<const std::string> args) {
     print_matrix(name.c_str(), read_npy(out.string()));
   }
   decoder_demo();
-  return 0;
+}
+
+}  // namespace
+
+void add_demo_command(CLI::App& app) {
+  app.add_subcommand("demo", "Run the bundled example program and print what happens")
+      ->footer(
+          "Runs examples/mlp.lzir (tanh(x @ w)) on fixed inputs through `lazax run`'s code path,\n"
+          "then trains a small decoder for a few steps.")
+      ->callback(run_demo);
 }
 
 }  // namespace lazax::cli

@@ -70,12 +70,12 @@ out = path("out/nested")
 check("no arguments", [], 2, "usage: lazax COMMAND")
 check("help", ["--help"], 0, "run", "demo", stream="stdout")
 check("unknown command", ["frob"], 2, "unknown command 'frob'")
-check("run --help", ["run", "--help"], 0, "usage: lazax run", stream="stdout")
-check("missing --out", ["run", P, "--inputs", f"{X},{W}"], 2, "missing --out DIR", "usage: lazax run")
-check("missing program", ["run", "--out", out], 2, "missing the program file")
-check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "unknown option --frob")
-check("option without value", ["run", P, "--out"], 2, "--out needs a value")
-check("two programs", ["run", P, P, "--out", out], 2, "unexpected argument")
+check("run --help", ["run", "--help"], 0, "Usage: lazax run", "--backend", stream="stdout")
+check("missing --out", ["run", P, "--inputs", f"{X},{W}"], 2, "--out is required", "Usage: lazax run")
+check("missing program", ["run", "--out", out], 2, "PROGRAM is required")
+check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "not expected: 1 --frob")
+check("option without value", ["run", P, "--out"], 2, "--out: 1 required TEXT missing")
+check("two programs", ["run", P, P, "--out", out], 2, "argument was not expected: " + P)
 check("unknown backend", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--backend", "tpu"], 2,
       "unknown backend 'tpu'; available backends: reference")
 check("too few inputs", ["run", P, "--inputs", X, "--out", out], 1,
@@ -107,6 +107,13 @@ if r.returncode == 0:
             np.array_equal(got1, -x)):
         failures.append("good run values")
         print("FAIL good run values:", got0, got1)
+check("bench --help", ["bench", "assume-pure", "--help"], 0, "--layers", stream="stdout")
+check("bench range", ["bench", "assume-pure", "--layers", "0"], 2,
+      "lazax bench assume-pure: --layers: Value 0 not in range 1 to 10000")
+check("bench not a number", ["bench", "trace", "--ops", "many"], 2, "--ops", "many")
+check("bench choice", ["bench", "assume-pure", "--only", "eager"], 2, "--only", "eager")
+check("bench unknown flag", ["bench", "trace", "--frob"], 2, "not expected: --frob")
+check("bench without a name", ["bench"], 2, "lazax bench: A subcommand is required")
 check("--flag=value spelling", ["run", P, f"--inputs={X},{W}", f"--out={out}", "--backend=reference"], 0,
       "out0.npy", stream="stdout")
 # --jvp: one tangent per parameter, of its type; tangent<i>.npy per result.
@@ -117,7 +124,7 @@ check("--jvp with too few tangents", ["run", P, "--inputs", f"{X},{W}", "--out",
 check("--jvp with a tangent of the wrong type", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp",
                                                  f"{path('x64.npy')},{W}"], 1,
       "[run] tangent 0 (%x) should be f32[2,3], got f64[2,3]")
-check("--jvp without files", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp="], 2, "--jvp needs")
+check("--jvp without files", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp="], 2, "--jvp: 1 required TEXT missing")
 r = check("--jvp", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp", f"{path('tx.npy')},{path('tw.npy')}"],
           0, "out0.npy", stream="stdout")
 checks += 1
@@ -127,7 +134,7 @@ if r.returncode == 0:  # d(x @ w) = dx @ w + x @ dw, d(-x) = -dx
         failures.append("--jvp values")
         print("FAIL --jvp values:", t0, t1)
 check("demo", ["demo"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
-check("demo with arguments", ["demo", "x"], 2, "demo takes no arguments")
+check("demo with arguments", ["demo", "x"], 2, "lazax demo: The following argument was not expected: x")
 
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
