@@ -16,6 +16,7 @@ ALLOWED = {
     "runtime": {"core", "ir", "trace", "backend", "runtime"},
     "api": {"core", "ir", "trace", "backend", "runtime", "api"},
     "autodiff": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff"},
+    "nn": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff", "nn"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
