@@ -43,9 +43,7 @@ int usage_error(const CLI::App& app, const std::string& message) {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_main(int argc, char** argv) {
   CLI::App app("lazax: the command-line tool of a lazy-tensor library.", "lazax");
   app.require_subcommand(1);
   lazax::cli::add_run_command(app);
@@ -84,6 +82,16 @@ int main(int argc, char** argv) {
     std::string name;
     selected(app, name);
     std::fprintf(stderr, "[%s] unexpected failure: %s\n", name.c_str(), e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (...) {  // only when printing a message failed
     return 1;
   }
 }
