@@ -13,9 +13,9 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <string_view>
 
+#include "lazax/io/file.h"
 #include "npy_header.h"
 
 namespace lazax {
@@ -215,49 +215,7 @@ Literal read_npy(const std::string& path) {
 
 void write_npy(const std::string& path, const Literal& value) {
   const std::vector<uint8_t> bytes = encode_npy(value);  // refuses bad dtypes before any I/O
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string tmp = path + ".tmp-XXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail(path, "cannot create a temporary file in " + dir.string() + ": " + errno_text());
-  auto abandon = [&](const std::string& what) {
-    int saved = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    errno = saved;
-    fail(path, what + ": " + errno_text());
-  };
-  // mkstemp makes the file 0600; give it the usual mode of a data file.
-  if (::fchmod(fd, 0644) != 0) abandon("cannot set the mode of " + tmp);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t put = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (put < 0) {
-      if (errno == EINTR) continue;
-      abandon("write failed");
-    }
-    done += static_cast<size_t>(put);
-  }
-  if (::fsync(fd) != 0) abandon("fsync failed");
-  if (::close(fd) != 0) {
-    int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
-    fail(path, "close failed: " + errno_text());
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(tmp.c_str());
-    errno = saved;
-    fail(path, "cannot rename the temporary file into place: " + errno_text());
-  }
-  // Make the rename durable too; failing to sync the directory is not worth an error.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
+  write_file_atomically(path, bytes, "npy");
 }
 
 }  // namespace lazax
