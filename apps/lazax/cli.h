@@ -62,6 +62,8 @@ CLI::Validator backend_validator();
 void add_run_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
 // The decoder training part of the demo (decoder_demo.cc).
 void decoder_demo();
 

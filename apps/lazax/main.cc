@@ -48,6 +48,8 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(1);
   lazax::cli::add_run_command(app);
   lazax::cli::add_demo_command(app);
+  lazax::cli::add_train_command(app);
+  lazax::cli::add_sample_command(app);
   lazax::cli::add_bench_command(app);
   if (argc < 2) {
     std::fprintf(stderr, "%s\n\n%s", kUsage, app.help().c_str());
