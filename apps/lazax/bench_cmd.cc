@@ -74,6 +74,7 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   add_trace(*bench);
   add_assume_pure(*bench);
+  add_bench_train(*bench);
 }
 
 }  // namespace lazax::cli

@@ -64,6 +64,8 @@ void add_demo_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
+// `lazax bench train` (bench_train.cc), under `bench`.
+void add_bench_train(CLI::App& bench);
 // The decoder training part of the demo (decoder_demo.cc).
 void decoder_demo();
 

@@ -31,7 +31,8 @@ struct TrainOptions {
   std::string backend = "reference";
   int64_t sample_tokens = 200;  // sampled at the end (0: none)
   std::string sample_prompt = "Q: ";
-  bool quiet = false;  // no metrics report (tests)
+  bool quiet = false;   // no metrics report (tests)
+  std::string summary;  // a JSON summary of the run here (lazax bench train)
 };
 
 // The model's configuration from the preset and the overrides.

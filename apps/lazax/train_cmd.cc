@@ -74,6 +74,8 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--backend", o->backend, "the backend (default: reference)")
       ->check(backend_validator());
   sub->add_flag("--quiet", o->quiet, "no metrics report");
+  sub->add_option("--summary", o->summary,
+                  "write a JSON summary (ms per step after 2 warm-up steps, compile ms, peak RSS)");
   sub->callback([o] {
     int code = train(*o);
     if (code != 0) std::exit(code);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "batches.h"
@@ -94,6 +95,39 @@ Resumed resume(const std::string& path, nn::Llama& model, TrainOptimizer& opt,
   return r;
 }
 
+double peak_rss_mb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024;
+  return 0;
+}
+
+void write_summary(const std::string& path, const train::Curve& curve,
+                   const std::vector<double>& step_ms) {
+  double steady = 0;
+  int n = 0;
+  for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
+    steady += step_ms[i];
+  const auto timers = metrics::timers();
+  auto ms = [&](const char* name) {
+    auto it = timers.find(name);
+    return it == timers.end() ? 0.0 : static_cast<double>(it->second.first) / 1e6;
+  };
+  nlohmann::ordered_json j;
+  j["ms_per_step"] = n ? steady / n : 0.0;
+  j["compile_ms"] = ms("CompileTime");
+  j["execute_ms"] = ms("ExecuteTime");
+  j["trace_ms"] = ms("TraceTime");
+  j["compiles"] = compiles();
+  j["peak_rss_mb"] = peak_rss_mb();
+  j["first_loss"] = curve.front().second;
+  j["last_loss"] = curve.back().second;
+  std::string text = j.dump() + "\n";
+  write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                        "train");
+}
+
 double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batches,
                  nn::LayerMode mode) {
   NoGrad no_grad;
@@ -131,6 +165,7 @@ int train(const TrainOptions& o) {
   if (!file || !o.corpus.empty()) corpus = train::load_corpus(o.corpus, c.seq);
   if (!o.save.empty()) check_writable(o.save, "--save");
   if (!o.svg.empty()) check_writable(o.svg, "--svg");
+  if (!o.summary.empty()) check_writable(o.summary, "--summary");
   std::ofstream log;
   if (!o.log.empty()) {
     check_writable(o.log, "--log");
@@ -175,6 +210,7 @@ int train(const TrainOptions& o) {
 
   std::vector<Tensor> params = model.parameters();
   train::Curve train_curve, valid_curve;
+  std::vector<double> step_ms;
   train::ProgressLine progress(stdout);
   train::install_sigint_flag();
   const auto t_start = Clock::now();
@@ -202,6 +238,7 @@ int train(const TrainOptions& o) {
     r.step_ms = ms_since(t0);
     if (eval_now) r.valid_loss = mean_loss(model, valid, mode);
     train_curve.emplace_back(step, r.loss);
+    step_ms.push_back(r.step_ms);
     if (r.valid_loss) valid_curve.emplace_back(step, *r.valid_loss);
     if (log.is_open()) log << train::to_json_line(r) << '\n' << std::flush;
     const double elapsed_s = ms_since(t_start) / 1000;
@@ -230,6 +267,7 @@ int train(const TrainOptions& o) {
     std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(last), o.save.c_str());
   }
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
+  if (!o.summary.empty() && !train_curve.empty()) write_summary(o.summary, train_curve, step_ms);
   if (!train_curve.empty()) {
     std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,
                 static_cast<long long>(train_curve.front().first), train_curve.back().second,
