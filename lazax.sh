@@ -43,7 +43,7 @@ case "${1:-}" in
   demo)
     install_missing
     build build Release
-    ./build/apps/lazax/lazax demo
+    ./build/apps/lazax/lazax demo --out build/demo
     ;;
   test)
     install_missing

@@ -46,6 +46,8 @@ int usage_error(const CLI::App& app, const std::string& message) {
 int run_main(int argc, char** argv) {
   CLI::App app("lazax: the command-line tool of a lazy-tensor library.", "lazax");
   app.require_subcommand(1);
+  // A flag given twice takes its last value (before the subcommands copy the defaults).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   lazax::cli::add_run_command(app);
   lazax::cli::add_demo_command(app);
   lazax::cli::add_train_command(app);

@@ -58,6 +58,10 @@ void load_weights(nn::Llama& model, const std::string& path);
 std::string sample_text(const nn::Llama& model, const std::string& prompt, int64_t n,
                         double temperature, uint64_t seed);
 
+// `text` for a terminal: bytes other than printable ASCII, newline and tab become '?' (a model
+// early in training emits any byte).
+std::string printable(const std::string& text);
+
 int train(const TrainOptions& o);
 
 }  // namespace lazax::cli

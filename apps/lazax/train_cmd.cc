@@ -108,7 +108,7 @@ void add_sample_command(CLI::App& app) {
     nn::Llama model(c);
     load_weights(model, o->checkpoint);
     std::string text = sample_text(model, o->prompt, o->tokens, o->temperature, o->seed);
-    std::printf("%s%s\n", o->prompt.c_str(), text.c_str());
+    std::printf("%s%s\n", o->prompt.c_str(), printable(text).c_str());
   });
 }
 

@@ -98,6 +98,15 @@ void load_weights(nn::Llama& model, const std::string& path) {
   model.load_state_dict(sd);
 }
 
+std::string printable(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (!(u == '\n' || u == '\t' || (u >= 0x20 && u < 0x7f))) c = '?';
+  }
+  return out;
+}
+
 std::string sample_text(const nn::Llama& model, const std::string& prompt, int64_t n,
                         double temperature, uint64_t seed) {
   const int64_t T = model.config().seq;

@@ -287,7 +287,8 @@ int train(const TrainOptions& o) {
   }
   if (o.sample_tokens > 0 && !interrupted) {
     std::string text = sample_text(model, o.sample_prompt, o.sample_tokens, 0.8, o.seed + 7);
-    std::printf("\nsampled (temperature 0.8):\n%s%s\n", o.sample_prompt.c_str(), text.c_str());
+    std::printf("\nsampled (temperature 0.8):\n%s%s\n", o.sample_prompt.c_str(),
+                printable(text).c_str());
   }
   return interrupted ? 130 : 0;
 }

@@ -49,7 +49,8 @@ checks = 0
 def check(name, args, code, *fragments, stream="stderr", timeout=120):
     global checks
     checks += 1
-    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, errors="replace",
+                       timeout=timeout)
     text = r.stderr if stream == "stderr" else r.stdout
     problems = []
     if r.returncode != code:
@@ -133,8 +134,42 @@ if r.returncode == 0:  # d(x @ w) = dx @ w + x @ dw, d(-x) = -dx
     if not (np.allclose(t0, np.ones((2, 3)) @ w, rtol=1e-6, atol=1e-6) and np.array_equal(t1, -np.ones((2, 3)))):
         failures.append("--jvp values")
         print("FAIL --jvp values:", t0, t1)
-check("demo", ["demo"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
+check("demo --example", ["demo", "--example"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
 check("demo with arguments", ["demo", "x"], 2, "lazax demo: The following argument was not expected: x")
+
+# lazax train / sample: bad input is a clear error before any work.
+T = ["train", "--dim", "16", "--layers", "1", "--heads", "2", "--hidden", "32", "--batch", "2",
+     "--seq", "8", "--steps", "2", "--svg", "", "--sample", "0", "--quiet"]
+with open(path("corpus.txt"), "w") as f:
+    f.write("the quick brown fox jumps over the lazy dog. " * 20)
+open(path("empty.txt"), "w").close()
+C = ["--corpus", path("corpus.txt")]
+check("train --help", ["train", "--help"], 0, "--mode", "--batches", "--resume", stream="stdout")
+check("train bad mode", T + C + ["--mode", "eager"], 2, "--mode: eager not in {lazy,assume_pure,scan}")
+check("train bad steps", T + C + ["--steps", "0"], 2, "--steps: Value 0 not in range")
+check("train unknown flag", T + C + ["--frob"], 2, "not expected: --frob")
+check("train --remat", T + C + ["--remat", "full"], 1, "--remat full", "not implemented until issue 19")
+check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
+check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")
+np.save(path("b_rank2.npy"), np.zeros((2, 9), np.int64))
+np.save(path("b_float.npy"), np.zeros((2, 2, 9), np.float32))
+bad_ids = np.zeros((2, 2, 9), np.int32)
+bad_ids[1, 0, 3] = 300
+np.save(path("b_ids.npy"), bad_ids)
+check("train --batches rank", T + ["--batches", path("b_rank2.npy")], 1, "b_rank2.npy", "[steps, batch, seq+1]")
+check("train --batches dtype", T + ["--batches", path("b_float.npy")], 1, "int32 or int64")
+check("train --batches ids", T + ["--batches", path("b_ids.npy")], 1, "id 300 at [1, 0, 3]", "0..255")
+check("train unwritable --save", T + C + ["--save", path("no/dir/ck.safetensors")], 1, "--save", "does not exist")
+r = check("train good", T + C + ["--save", path("ck.safetensors"), "--log", path("log.jsonl")], 0,
+          "step 2/2", "unigram entropy", stream="stdout")
+check("train --init wrong shapes", T + C + ["--dim", "32", "--init", path("ck.safetensors")], 1,
+      "tok_embeddings.weight is f32[256,16], the model wants f32[256,32]")
+check("train --init wrong names", T + C + ["--layers", "2", "--init", path("ck.safetensors")], 1,
+      "lacks the model's layers.1.")
+check("sample", ["sample", "--checkpoint", path("ck.safetensors"), "--prompt", "ab", "--tokens", "5"], 0,
+      "ab", stream="stdout")
+check("sample without checkpoint", ["sample"], 2, "--checkpoint is required")
+check("sample missing checkpoint", ["sample", "--checkpoint", path("nope.safetensors")], 1, "nope.safetensors")
 
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
