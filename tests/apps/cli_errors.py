@@ -171,5 +171,25 @@ check("sample", ["sample", "--checkpoint", path("ck.safetensors"), "--prompt", "
 check("sample without checkpoint", ["sample"], 2, "--checkpoint is required")
 check("sample missing checkpoint", ["sample", "--checkpoint", path("nope.safetensors")], 1, "nope.safetensors")
 
+# Ctrl-C: stops after the current step, saves the checkpoint, exits 130.
+import signal  # noqa: E402
+import time  # noqa: E402
+checks += 1
+ck = path("interrupted.safetensors")
+log = path("interrupted.jsonl")
+p = subprocess.Popen([LAZAX] + T + C + ["--steps", "100000", "--save", ck, "--log", log],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+deadline = time.time() + 120
+while time.time() < deadline and (not os.path.exists(log) or open(log).read().count("\n") < 2):
+    time.sleep(0.1)
+p.send_signal(signal.SIGINT)
+out, err = p.communicate(timeout=120)
+steps_logged = open(log).read().count("\n") if os.path.exists(log) else 0
+if p.returncode == 130 and os.path.exists(ck) and "interrupted (Ctrl-C) after step" in out and steps_logged >= 2:
+    print(f"ok   Ctrl-C after {steps_logged} steps: saved")
+else:
+    failures.append("Ctrl-C")
+    print(f"FAIL Ctrl-C: exit {p.returncode}, checkpoint {os.path.exists(ck)}\n  stdout: {out[-500:]!r}\n  stderr: {err!r}")
+
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
