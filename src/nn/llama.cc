@@ -151,17 +151,23 @@ const LlamaConfig& validated(const LlamaConfig& c) {
   c.validate();
   return c;
 }
+std::vector<TransformerBlock> make_layers(const LlamaConfig& c) {
+  std::vector<TransformerBlock> layers;
+  layers.reserve(static_cast<size_t>(c.n_layers));
+  for (int64_t i = 0; i < c.n_layers; ++i) layers.emplace_back(c);
+  return layers;
+}
 }  // namespace
 
+// (The members are initialized in registration order, so the random draws are in that order.)
 Llama::Llama(const LlamaConfig& c)
     : tok_embeddings(validated(c).vocab, c.dim),
+      layers(make_layers(c)),
       norm(c.dim, c.norm_eps),
       output(c.dim, c.vocab, false),
       config_(c),
       pure_block_(std::make_shared<PureFunction<RunBlock>>(
           assume_pure(RunBlock{}, PureOptions{"llama_block"}))) {
-  layers.reserve(static_cast<size_t>(c.n_layers));
-  for (int64_t i = 0; i < c.n_layers; ++i) layers.emplace_back(c);
   lazax::sync();
 }
 

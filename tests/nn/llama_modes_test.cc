@@ -83,6 +83,18 @@ TEST(NnLlama, ScanLayersRejectsLayersOfOtherShapes) {
   EXPECT_EQ(nn::scan_layers(std::vector<nn::TransformerBlock>{}, ones({1})).numel(), 1);
 }
 
+TEST(NnLlama, ToF64GivesTheSameLoss) {
+  manual_seed(14);
+  nn::Llama m(test::small_llama());
+  nn::Llama m64 = m;  // to() rebinds the copy's handles only
+  m64.to(DType::f64);
+  Tensor tok = tokens(2, 9);
+  Tensor l32 = m.forward(tok), l64 = m64.forward(tok, nn::LayerMode::scan);
+  EXPECT_EQ(m.norm.weight.dtype(), DType::f32);
+  EXPECT_EQ(l64.dtype(), DType::f64);
+  expect_close(l64, l32, 1e-5, "f64 loss");
+}
+
 TEST(NnLlama, BadTokensAreErrors) {
   manual_seed(13);
   nn::Llama m(test::small_llama());

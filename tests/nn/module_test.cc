@@ -154,6 +154,44 @@ TEST(NnModule, TrainEvalAndDropout) {
   EXPECT_EQ(net.named_parameters()[1].first, "lin.bias");
 }
 
+// A module with a buffer (a running count, as BatchNorm's) next to a parameter.
+struct Counted : nn::Module {
+  Tensor scale = make_parameter(ones({3}));
+  Tensor seen = zeros({3});
+  nn::Linear lin{3, 3};
+  Tensor forward(const Tensor& x) const { return lin(x * scale + seen); }
+  void visit(nn::ModuleVisitor& v) override {
+    v.parameter("scale", scale);
+    v.buffer("seen", seen);
+    v.module("lin", lin);
+  }
+  std::string type_name() const override { return "Counted"; }
+};
+
+TEST(NnModule, BuffersAreStateButNotParameters) {
+  Counted m;
+  auto bufs = m.named_buffers();
+  ASSERT_EQ(bufs.size(), 1u);
+  EXPECT_EQ(bufs[0].first, "seen");
+  EXPECT_EQ(m.named_parameters().size(), 3u);  // scale, lin.weight, lin.bias
+  EXPECT_EQ(tree_flatten(m).size(), 3u);
+  nn::StateDict sd = m.state_dict();
+  EXPECT_EQ(sd.size(), 4u);
+  sd["seen"] = full({3}, 2.0);
+  m.load_state_dict(sd);
+  EXPECT_EQ(values(m.seen), std::vector<double>(3, 2.0));
+  EXPECT_FALSE(m.seen.requires_grad());
+  m.to(DType::f64);
+  EXPECT_EQ(m.seen.dtype(), DType::f64);
+  EXPECT_FALSE(m.seen.requires_grad());
+  EXPECT_TRUE(m.scale.requires_grad());
+  // grad over the module: the parameters' gradients; the buffer is carried unchanged.
+  Counted g = grad([](const Counted& c, const Tensor& x) { return sum(c.forward(x)); })(
+      m, ones({2, 3}, DType::f64));
+  EXPECT_EQ(values(g.seen), std::vector<double>(3, 2.0));
+  EXPECT_EQ(g.scale.dtype(), DType::f64);
+}
+
 double mean_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
