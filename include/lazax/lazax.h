@@ -1,5 +1,6 @@
 // The one header a user includes: tensors and their ops, random numbers, autograd, the JAX-style
-// transforms, pure functions, staged control flow and the nn modules.
+// transforms, pure functions, staged control flow, the nn modules, optimizers, learning-rate
+// schedules and checkpoints.
 #pragma once
 #include "lazax/api/random.h"
 #include "lazax/api/tensor.h"
@@ -12,3 +13,8 @@
 #include "lazax/nn/llama.h"
 #include "lazax/nn/module.h"
 #include "lazax/nn/scan_layers.h"
+#include "lazax/optim/adamw.h"
+#include "lazax/optim/checkpoint.h"
+#include "lazax/optim/clip_grad.h"
+#include "lazax/optim/schedule.h"
+#include "lazax/optim/sgd.h"

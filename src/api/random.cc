@@ -55,6 +55,19 @@ void Generator::manual_seed(uint64_t seed) {
   key_.impl()->set_data(Literal::from_vector<int64_t>({static_cast<int64_t>(seed), 0}, Shape{2}));
 }
 
+Literal Generator::get_state() const { return key_.literal().clone(); }
+
+void Generator::set_state(const Literal& state) {
+  if (state.dtype() != DType::i64 || state.shape() != Shape{2}) {
+    throw ValueError(
+        "[Generator::set_state] the state must be i64[2] (seed, counter) as "
+        "get_state() gives it, got " +
+        state.type.str());
+  }
+  seed_ = static_cast<uint64_t>(state.data<int64_t>()[0]);
+  key_.impl()->set_data(state.clone());
+}
+
 Tensor Generator::bits(const std::vector<int64_t>& shape, DType dtype) {
   // Records (or throws, changing nothing) before the key moves on.
   std::vector<Tensor> outs =

@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
-# Builds the IR parser fuzzer (clang, libFuzzer + ASan + UBSan) in its own build directory and
-# runs it for SECONDS seconds (default 60), seeded from tests/ir/corpus and tests/fuzz/seeds (small
-# valid programs, mostly of ops with attributes).
-#   tests/fuzz/run_fuzz.sh [SECONDS]
-# Inputs that grow coverage are kept in $BUILD/fuzz_corpus; a crasher is written to
-# $BUILD/crashes/ and the script exits non-zero. Reproduce with: $BUILD/tests/fuzz/parse_fuzz FILE
+# Builds the libFuzzer targets (clang, libFuzzer + ASan + UBSan) in their own build directory and
+# runs them for SECONDS seconds in all (default 60), split evenly between the targets:
+#   parse_fuzz        the IR parser, seeded from tests/ir/corpus and tests/fuzz/seeds (small valid
+#                     programs, mostly of ops with attributes);
+#   safetensors_fuzz  the safetensors reader, seeded from tests/fuzz/safetensors_seeds.
+#   tests/fuzz/run_fuzz.sh [SECONDS] [TARGET...]
+# Inputs that grow coverage are kept in $BUILD/fuzz_corpus/TARGET; a crasher is written to
+# $BUILD/crashes/ and the script exits non-zero. Reproduce with: $BUILD/tests/fuzz/TARGET FILE
 # BUILD defaults to build-fuzz/ at the repository root (override with LAZAX_FUZZ_BUILD).
 set -euo pipefail
 
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(parse_fuzz safetensors_fuzz)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${LAZAX_FUZZ_BUILD:-$root/build-fuzz}"
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DLAZAX_FUZZ=ON -DLAZAX_TESTS=OFF >/dev/null
-ninja -C "$build" parse_fuzz
+ninja -C "$build" "${targets[@]}"
 
-mkdir -p "$build/fuzz_corpus" "$build/crashes"
-exec "$build/tests/fuzz/parse_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
-  -dict="$root/tests/fuzz/lzir.dict" -artifact_prefix="$build/crashes/" -print_final_stats=1 \
-  "$build/fuzz_corpus" "$root/tests/fuzz/seeds" "$root/tests/ir/corpus/good" \
-  "$root/tests/ir/corpus/bad"
+each=$(( seconds / ${#targets[@]} ))
+[ "$each" -lt 1 ] && each=1
+mkdir -p "$build/crashes"
+for target in "${targets[@]}"; do
+  case "$target" in
+    parse_fuzz)
+      dict="$root/tests/fuzz/lzir.dict"
+      seeds=("$root/tests/fuzz/seeds" "$root/tests/ir/corpus/good" "$root/tests/ir/corpus/bad") ;;
+    safetensors_fuzz)
+      dict="$root/tests/fuzz/safetensors.dict"
+      seeds=("$root/tests/fuzz/safetensors_seeds") ;;
+    *) echo "run_fuzz.sh: unknown target '$target' (parse_fuzz, safetensors_fuzz)" >&2; exit 64 ;;
+  esac
+  echo "[run_fuzz.sh] $target for $each s"
+  mkdir -p "$build/fuzz_corpus/$target"
+  "$build/tests/fuzz/$target" -max_total_time="$each" -timeout=10 -rss_limit_mb=4096 \
+    -dict="$dict" -artifact_prefix="$build/crashes/$target-" -print_final_stats=1 \
+    "$build/fuzz_corpus/$target" "${seeds[@]}"
+done

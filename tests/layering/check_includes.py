@@ -17,6 +17,7 @@ ALLOWED = {
     "api": {"core", "ir", "trace", "backend", "runtime", "api"},
     "autodiff": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff"},
     "nn": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff", "nn"},
+    "optim": {"core", "ir", "io", "trace", "backend", "runtime", "api", "autodiff", "optim"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

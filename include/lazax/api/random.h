@@ -25,6 +25,11 @@ class Generator {
   uint64_t initial_seed() const { return seed_; }
   // The current key (pending after a draw until the next sync).
   const Tensor& key() const { return key_; }
+  // The state as an i64[2] literal (seed, counter), for checkpoints: reading it syncs a pending
+  // key (a graph break). set_state(get_state()) later makes the generator draw the same numbers
+  // again; set_state refuses anything but an i64[2] (ValueError).
+  Literal get_state() const;
+  void set_state(const Literal& state);
 
   // Raw bits: i32, i64 or u8 elements, each bit uniformly random.
   Tensor bits(const std::vector<int64_t>& shape, DType dtype = DType::i32);

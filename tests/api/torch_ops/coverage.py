@@ -28,6 +28,9 @@ ALLOWED = {
     "Tensor::type_id() const": "no value: a cache key word (tests/pure)",
     "Tensor::type_str() const": "text for messages, no torch counterpart",
     "Generator::key() const": "the generator's internal state; tests/api/random_test.cc",
+    "Generator::get_state() const": "the generator's state for checkpoints, no torch counterpart "
+                                    "value; tests/optim/checkpoint_test.cc",
+    "Generator::set_state(const Literal&)": "restores get_state(); tests/optim/checkpoint_test.cc",
     "operator<<(std::ostream&,const Tensor&)": "text, no torch counterpart; tests/api/print_test.cc",
 }
 

@@ -1,0 +1,49 @@
+// Checkpoints in the safetensors format (lazax/io/safetensors.h), written atomically.
+//
+// Weights alone (save_weights/load_weights): the tensors under their own names, as other tools
+// write model weights. A training checkpoint (save_checkpoint/load_checkpoint) holds in one file
+// everything a resumed run needs to continue bit for bit:
+//   tensors   "model.<name>" (weights), "optim.<entry>" (Optimizer::state_dict), "rng.state"
+//             (Generator::get_state, i64[2])
+//   metadata  "format" = "lazax-training-checkpoint/1", "step", "data_position",
+//             "optim.kind", "optim.lr" (%.17g), "optim.step", and the caller's extra keys.
+// Loading is strict and all-or-nothing: a missing, unexpected or wrongly typed entry is an error
+// naming it (and the file), and then no weight, optimizer or generator has changed.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lazax/api/random.h"
+#include "lazax/optim/optimizer.h"
+
+namespace lazax::optim {
+
+// Writes `weights` under their names (synced first: one sync for all of them).
+void save_weights(const std::string& path, const NamedTensors& weights);
+// Replaces the values of `weights` (in place: every handle to them sees the new values) by the
+// file's tensors of the same names. Strict: each weight must be in the file with its dtype and
+// shape, and the file must hold nothing else; IOError for a bad file, ValueError naming the
+// entries otherwise.
+void load_weights(const std::string& path, const NamedTensors& weights);
+
+struct CheckpointInfo {
+  int64_t step = 0;           // training steps done
+  int64_t data_position = 0;  // where the training data continues (batches or tokens consumed)
+  // More metadata (string values); keys must not clash with the reserved ones above.
+  std::vector<std::pair<std::string, std::string>> extra;
+};
+
+// Writes a training checkpoint. `optimizer` and `generator` may be null (not saved).
+void save_checkpoint(const std::string& path, const NamedTensors& weights,
+                     const Optimizer* optimizer, const Generator* generator,
+                     const CheckpointInfo& info);
+// Restores what save_checkpoint wrote into `weights` (in place), `optimizer` and `generator`
+// (each may be null: then what the file holds for it is ignored) and returns
+// the step, data position and extra metadata. Strict about weights and optimizer state (see
+// above); a generator asked for must be in the file.
+CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weights,
+                               Optimizer* optimizer, Generator* generator);
+
+}  // namespace lazax::optim

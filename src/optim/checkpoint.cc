@@ -1,0 +1,168 @@
+// Checkpoints (lazax/optim/checkpoint.h): named tensors with prefixes and string metadata in one
+// safetensors file; every check runs before anything is changed.
+#include "lazax/optim/checkpoint.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "lazax/core/error.h"
+#include "lazax/io/safetensors.h"
+
+namespace lazax::optim {
+namespace {
+
+constexpr char kFormat[] = "lazax-training-checkpoint/1";
+const std::set<std::string> kReservedKeys = {"format",     "step",     "data_position",
+                                             "optim.kind", "optim.lr", "optim.step"};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw ValueError("[checkpoint] " + path + ": " + what);
+}
+
+Literal value_of(const Tensor& t) { return t.literal().clone(); }
+
+// The file's tensors under `prefix` that `into` names, checked: each one present with its type,
+// nothing else under the prefix. Returns them in the order of `into`.
+std::vector<Literal> matching(const SafetensorsFile& file, const std::string& prefix,
+                              const NamedTensors& into, const std::string& path, const char* what) {
+  std::map<std::string, const Literal*> found;
+  for (const auto& [name, lit] : file.tensors) {
+    if (name.compare(0, prefix.size(), prefix) == 0) found[name.substr(prefix.size())] = &lit;
+  }
+  std::vector<Literal> out;
+  std::string missing;
+  for (const auto& [name, t] : into) {
+    auto it = found.find(name);
+    if (it == found.end()) {
+      missing += (missing.empty() ? "'" : ", '") + prefix + name + "'";
+      continue;
+    }
+    if (it->second->type.dtype != t.dtype() || it->second->shape() != t.shape()) {
+      fail(path, std::string(what) + " '" + name + "' is " + t.type_str() + " but the file's '" +
+                     prefix + name + "' is " + it->second->type.str());
+    }
+    out.push_back(*it->second);
+    found.erase(it);
+  }
+  if (!missing.empty()) fail(path, std::string("the file has no ") + missing);
+  if (!found.empty()) {
+    std::string names;
+    for (const auto& [name, lit] : found)
+      names += (names.empty() ? "'" : ", '") + prefix + name + "'";
+    fail(path, "the file has entries that name no " + std::string(what) + ": " + names);
+  }
+  return out;
+}
+
+void assign(const NamedTensors& into, const std::vector<Literal>& values) {
+  NoGrad off;
+  for (size_t i = 0; i < into.size(); ++i) {
+    Tensor t = into[i].second;
+    t.copy_(Tensor(values[i]));
+  }
+}
+
+int64_t int_meta(const SafetensorsFile& f, const std::string& key, const std::string& path) {
+  std::optional<std::string> v = f.meta(key);
+  if (!v) fail(path, "the metadata has no '" + key + "'; is this a lazax training checkpoint?");
+  char* end = nullptr;
+  const long long n = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0')
+    fail(path, "the metadata '" + key + "' is '" + *v + "', not an integer");
+  return n;
+}
+
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+void save_weights(const std::string& path, const NamedTensors& weights) {
+  lazax::sync();
+  SafetensorsFile f;
+  for (const auto& [name, t] : weights) f.tensors.emplace_back(name, value_of(t));
+  write_safetensors(path, f);
+}
+
+void load_weights(const std::string& path, const NamedTensors& weights) {
+  const SafetensorsFile f = read_safetensors(path);
+  assign(weights, matching(f, "", weights, path, "weight"));
+}
+
+void save_checkpoint(const std::string& path, const NamedTensors& weights,
+                     const Optimizer* optimizer, const Generator* generator,
+                     const CheckpointInfo& info) {
+  for (const auto& [key, value] : info.extra) {
+    if (kReservedKeys.count(key))
+      throw ValueError("[checkpoint] the extra metadata key '" + key + "' is reserved; rename it");
+  }
+  lazax::sync();
+  SafetensorsFile f;
+  f.metadata = {{"format", kFormat},
+                {"step", std::to_string(info.step)},
+                {"data_position", std::to_string(info.data_position)}};
+  for (const auto& [name, t] : weights) f.tensors.emplace_back("model." + name, value_of(t));
+  if (optimizer) {
+    const OptimizerState s = optimizer->state_dict();
+    f.metadata.emplace_back("optim.kind", s.kind);
+    f.metadata.emplace_back("optim.lr", exact(s.lr));
+    f.metadata.emplace_back("optim.step", std::to_string(s.step));
+    for (const auto& [name, t] : s.tensors) f.tensors.emplace_back("optim." + name, value_of(t));
+  }
+  if (generator) f.tensors.emplace_back("rng.state", generator->get_state());
+  for (const auto& kv : info.extra) f.metadata.push_back(kv);
+  write_safetensors(path, f);
+}
+
+CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weights,
+                               Optimizer* optimizer, Generator* generator) {
+  const SafetensorsFile f = read_safetensors(path);
+  if (f.meta("format") != kFormat) {
+    fail(path, "not a lazax training checkpoint (its metadata 'format' is not '" +
+                   std::string(kFormat) + "'); for plain weights use load_weights");
+  }
+  CheckpointInfo info;
+  info.step = int_meta(f, "step", path);
+  info.data_position = int_meta(f, "data_position", path);
+  for (const auto& [key, value] : f.metadata)
+    if (!kReservedKeys.count(key)) info.extra.emplace_back(key, value);
+  // Check everything first.
+  const std::vector<Literal> values = matching(f, "model.", weights, path, "weight");
+  OptimizerState state;
+  if (optimizer) {
+    std::optional<std::string> kind = f.meta("optim.kind"), lr = f.meta("optim.lr");
+    if (!kind || !lr) fail(path, "the file holds no optimizer state (no 'optim.kind'/'optim.lr')");
+    state.kind = *kind;
+    char* end = nullptr;
+    state.lr = std::strtod(lr->c_str(), &end);
+    if (lr->empty() || *end != '\0') fail(path, "the metadata 'optim.lr' is '" + *lr + "'");
+    state.step = int_meta(f, "optim.step", path);
+    for (const auto& [name, lit] : f.tensors) {
+      if (name.compare(0, 6, "optim.") == 0)
+        state.tensors.emplace_back(name.substr(6), Tensor(lit));
+    }
+    try {
+      optimizer->check_state_dict(state);
+    } catch (const ValueError& e) {
+      fail(path, std::string("optimizer state: ") + e.what());
+    }
+  }
+  const Literal* rng = f.find("rng.state");
+  if (generator) {
+    if (!rng) fail(path, "the file holds no generator state ('rng.state')");
+    if (rng->dtype() != DType::i64 || rng->shape() != Shape{2})
+      fail(path, "'rng.state' is " + rng->type.str() + ", expected i64[2]");
+  }
+  // Then change.
+  assign(weights, values);
+  if (optimizer) optimizer->load_state_dict(state);
+  if (generator) generator->set_state(*rng);
+  return info;
+}
+
+}  // namespace lazax::optim
