@@ -91,8 +91,8 @@ void run_demo() {
 }
 
 // The demo's training run: a model smaller than `tiny`, sized so that the reference backend
-// trains it on this 2-core machine in about 3 minutes (about 0.8 s of CPU a step) while the loss falls
-// well below the corpus's unigram entropy (docs/PERFORMANCE.md has the measurements).
+// trains it on this 2-core machine in about 3 minutes (about 0.8 s of CPU a step) while the loss
+// falls well below the corpus's unigram entropy (docs/PERFORMANCE.md has the measurements).
 void run_training_demo(const std::string& out_dir) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);

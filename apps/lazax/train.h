@@ -38,19 +38,12 @@ struct TrainOptions {
 // The model's configuration from the preset and the overrides.
 nn::LlamaConfig model_config(const TrainOptions& o);
 
-// The learning rate at `step` (1-based) of `total`: constant, or linear warm-up over `warmup`
-// steps then cosine decay to 10 % of lr.
-double learning_rate(const TrainOptions& o, int64_t step, int64_t total);
-
-// Checkpoint metadata keys (safetensors "__metadata__").
-inline constexpr const char* kCheckpointFormat = "lazax-train-1";
-
 // Reads a checkpoint's model configuration from its metadata (written by `lazax train --save`).
 nn::LlamaConfig checkpoint_config(const std::string& path);
 
-// Loads the weights named as the model's parameters from a safetensors file into `model`;
-// entries named "optim.*" are skipped. A missing, unexpected or wrongly shaped or typed entry is
-// a ValueError / ShapeError naming it and the file.
+// Loads --init weights (a safetensors file of the model's parameters under their names, or the
+// weights of a training checkpoint) into `model`. A missing, unexpected or wrongly shaped or typed
+// entry is a ValueError / ShapeError naming it and the file.
 void load_weights(nn::Llama& model, const std::string& path);
 
 // `n` bytes sampled after `prompt` at `temperature` (0: the most likely byte), feeding the model

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli.h"
+#include "lazax/optim/checkpoint.h"
 #include "lazax/runtime/context.h"
 #include "train.h"
 
@@ -106,7 +107,7 @@ void add_sample_command(CLI::App& app) {
     nn::LlamaConfig c = checkpoint_config(o->checkpoint);
     Context::get().set_backend(o->backend);
     nn::Llama model(c);
-    load_weights(model, o->checkpoint);
+    optim::load_checkpoint(o->checkpoint, model.named_parameters(), nullptr, nullptr);
     std::string text = sample_text(model, o->prompt, o->tokens, o->temperature, o->seed);
     std::printf("%s%s\n", o->prompt.c_str(), printable(text).c_str());
   });

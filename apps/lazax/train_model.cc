@@ -23,36 +23,24 @@ nn::LlamaConfig model_config(const TrainOptions& o) {
   return c;
 }
 
-double learning_rate(const TrainOptions& o, int64_t step, int64_t total) {
-  if (o.schedule == "constant") return o.lr;
-  if (o.warmup > 0 && step <= o.warmup)
-    return o.lr * static_cast<double>(step) / static_cast<double>(o.warmup);
-  // Cosine from lr at the first step after the warm-up to 10 % of lr at the last.
-  const double span = static_cast<double>(std::max<int64_t>(1, total - o.warmup - 1));
-  const double t = std::clamp(static_cast<double>(step - o.warmup - 1) / span, 0.0, 1.0);
-  const double min_lr = 0.1 * o.lr;
-  return min_lr + (o.lr - min_lr) * 0.5 * (1 + std::cos(std::numbers::pi * t));
-}
-
 nn::LlamaConfig checkpoint_config(const std::string& path) {
   SafetensorsFile f = read_safetensors(path);
-  if (f.meta("format") != kCheckpointFormat)
-    throw ValueError("[sample] " + path +
-                     " is not a checkpoint written by `lazax train --save` "
-                     "(its metadata lacks format=" +
-                     std::string(kCheckpointFormat) + ")");
   auto get = [&](const char* key) {
     std::optional<std::string> v = f.meta(key);
-    if (!v) throw ValueError("[sample] " + path + ": the checkpoint metadata lacks " + key);
+    if (!v)
+      throw ValueError("[train] " + path +
+                       " is not a checkpoint of `lazax train --save` (its "
+                       "metadata lacks " +
+                       key + ")");
     return std::stoll(*v);
   };
   nn::LlamaConfig c;
-  c.dim = get("dim");
-  c.n_layers = get("layers");
-  c.n_heads = get("heads");
-  c.hidden = get("hidden");
-  c.seq = get("seq");
-  c.batch = get("batch");
+  c.dim = get("train.dim");
+  c.n_layers = get("train.layers");
+  c.n_heads = get("train.heads");
+  c.hidden = get("train.hidden");
+  c.seq = get("train.seq");
+  c.batch = get("train.batch");
   c.validate();
   return c;
 }
@@ -61,9 +49,15 @@ void load_weights(nn::Llama& model, const std::string& path) {
   SafetensorsFile f = read_safetensors(path);
   nn::StateDict sd;
   std::vector<std::string> unexpected;
+  // A training checkpoint's weights are "model.<name>"; its optimizer and generator state are
+  // not weights.
+  const bool checkpoint = f.meta("format").has_value();
   for (const auto& [name, lit] : f.tensors) {
-    if (name.rfind("optim.", 0) == 0) continue;
-    sd[name] = Tensor(lit);
+    if (!checkpoint) {
+      sd[name] = Tensor(lit);
+    } else if (name.rfind("model.", 0) == 0) {
+      sd[name.substr(6)] = Tensor(lit);
+    }
   }
   std::vector<std::string> missing;
   for (const auto& [name, p] : model.named_parameters()) {

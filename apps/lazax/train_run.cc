@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -14,11 +15,15 @@
 #include "lazax/core/metrics.h"
 #include "lazax/io/file.h"
 #include "lazax/io/safetensors.h"
+#include "lazax/optim/adamw.h"
+#include "lazax/optim/checkpoint.h"
+#include "lazax/optim/clip_grad.h"
+#include "lazax/optim/schedule.h"
+#include "lazax/optim/sgd.h"
 #include "lazax/runtime/context.h"
 #include "lazax/runtime/metrics_report.h"
 #include "progress.h"
 #include "train.h"
-#include "train_optim.h"
 
 namespace lazax::cli {
 namespace {
@@ -52,19 +57,20 @@ Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
 
 int64_t compiles() { return metrics::counter("UncachedCompile").get(); }
 
-void save_checkpoint(const std::string& path, const nn::Llama& model, const TrainOptimizer& opt,
-                     const nn::LlamaConfig& c, const TrainOptions& o, int64_t step,
-                     uint64_t rng_state) {
-  SafetensorsFile f;
-  for (const auto& [name, t] : model.named_parameters()) f.tensors.emplace_back(name, t.literal());
-  for (const auto& [name, t] : opt.state()) f.tensors.emplace_back(name, t.literal());
-  f.metadata = {{"format", kCheckpointFormat},           {"dim", std::to_string(c.dim)},
-                {"layers", std::to_string(c.n_layers)},  {"heads", std::to_string(c.n_heads)},
-                {"hidden", std::to_string(c.hidden)},    {"seq", std::to_string(c.seq)},
-                {"batch", std::to_string(c.batch)},      {"optimizer", o.optimizer},
-                {"step", std::to_string(step)},          {"data_position", std::to_string(step)},
-                {"rng_state", std::to_string(rng_state)}};
-  write_safetensors(path, f);
+// The sizes and the batch sampler's state go in the checkpoint's extra metadata.
+void save(const std::string& path, const nn::Llama& model, const optim::Optimizer& opt,
+          const nn::LlamaConfig& c, int64_t step, uint64_t rng_state) {
+  optim::CheckpointInfo info;
+  info.step = step;
+  info.data_position = step;
+  info.extra = {{"train.dim", std::to_string(c.dim)},
+                {"train.layers", std::to_string(c.n_layers)},
+                {"train.heads", std::to_string(c.n_heads)},
+                {"train.hidden", std::to_string(c.hidden)},
+                {"train.seq", std::to_string(c.seq)},
+                {"train.batch", std::to_string(c.batch)},
+                {"train.sampler_state", std::to_string(rng_state)}};
+  optim::save_checkpoint(path, model.named_parameters(), &opt, &default_generator(), info);
 }
 
 struct Resumed {
@@ -72,8 +78,8 @@ struct Resumed {
   uint64_t rng_state = 0;
 };
 
-Resumed resume(const std::string& path, nn::Llama& model, TrainOptimizer& opt,
-               const nn::LlamaConfig& c, const TrainOptions& o) {
+Resumed resume(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
+               const nn::LlamaConfig& c) {
   nn::LlamaConfig saved = checkpoint_config(path);
   if (saved.dim != c.dim || saved.n_layers != c.n_layers || saved.n_heads != c.n_heads ||
       saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch)
@@ -83,15 +89,12 @@ Resumed resume(const std::string& path, nn::Llama& model, TrainOptimizer& opt,
                      std::to_string(saved.hidden) + ", seq " + std::to_string(saved.seq) +
                      ", batch " + std::to_string(saved.batch) +
                      "; pass the same sizes as the run that wrote it");
-  SafetensorsFile f = read_safetensors(path);
-  if (f.meta("optimizer") != o.optimizer)
-    throw ValueError("[train] --resume " + path + " was written with --optimizer " +
-                     f.meta("optimizer").value_or("?") + ", this run uses " + o.optimizer);
-  load_weights(model, path);
+  optim::CheckpointInfo info =
+      optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator());
   Resumed r;
-  r.step = std::stoll(f.meta("step").value_or("0"));
-  r.rng_state = std::stoull(f.meta("rng_state").value_or("0"));
-  opt.load_state(f.tensors, r.step);
+  r.step = info.step;
+  for (const auto& [k, v] : info.extra)
+    if (k == "train.sampler_state") r.rng_state = std::stoull(v);
   return r;
 }
 
@@ -178,16 +181,27 @@ int train(const TrainOptions& o) {
   manual_seed(o.seed);
   nn::Llama model(c);
   if (!o.init.empty()) load_weights(model, o.init);
-  OptimConfig oc;
-  oc.kind = o.optimizer;
-  oc.weight_decay = o.weight_decay;
-  oc.clip = o.clip;
-  TrainOptimizer opt(model.named_parameters(), oc);
+  std::unique_ptr<optim::Optimizer> opt;
+  if (o.optimizer == "adamw") {
+    optim::AdamWOptions ao;
+    ao.lr = o.lr;
+    ao.weight_decay = o.weight_decay;
+    opt = std::make_unique<optim::AdamW>(model.named_parameters(), ao);
+  } else {
+    optim::SGDOptions so;
+    so.lr = o.lr;
+    so.momentum = 0.9;
+    so.weight_decay = o.weight_decay;
+    opt = std::make_unique<optim::SGD>(model.named_parameters(), so);
+  }
+  const optim::LRSchedule schedule =
+      o.schedule == "constant" ? optim::constant_lr(o.lr)
+                               : optim::warmup_cosine_lr(o.lr, o.warmup, steps, 0.1 * o.lr);
   std::optional<train::CorpusSampler> sampler;
   if (!file) sampler.emplace(corpus->train, c.batch, c.seq, o.seed * 0x9E3779B97F4A7C15ULL + 1);
   int64_t first = 1;
   if (!o.resume.empty()) {
-    Resumed r = resume(o.resume, model, opt, c, o);
+    Resumed r = resume(o.resume, model, *opt, c);
     first = r.step + 1;
     if (sampler) sampler->rng().set_state(r.rng_state);
   }
@@ -219,11 +233,14 @@ int train(const TrainOptions& o) {
   for (int64_t step = first; step <= steps; ++step) {
     const train::Batch b = file ? file->at(step - 1) : sampler->next();
     const auto t0 = Clock::now();
-    const double lr = learning_rate(o, step, steps);
-    zero_grad(params);
+    const double lr = schedule(step - 1);
+    opt->zero_grad();
     Tensor loss = model.forward(to_tokens(b, c.batch, c.seq), mode);
     loss.backward();
-    Tensor norm = opt.step(lr);
+    // The norm is logged every step; a bound no norm reaches leaves the gradients as they are.
+    Tensor norm = optim::clip_grad_norm_(params, o.clip > 0 ? o.clip : 1e30);
+    opt->set_lr(lr);
+    opt->step();
     const double trace_ms = ms_since(t0);
     lazax::sync();
     train::StepRecord r;
@@ -263,7 +280,7 @@ int train(const TrainOptions& o) {
   if (interrupted)
     std::printf("interrupted (Ctrl-C) after step %lld\n", static_cast<long long>(last));
   if (!o.save.empty()) {
-    save_checkpoint(o.save, model, opt, c, o, last, sampler ? sampler->rng().state() : 0);
+    save(o.save, model, *opt, c, last, sampler ? sampler->rng().state() : 0);
     std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(last), o.save.c_str());
   }
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
