@@ -35,9 +35,10 @@ struct BenchTrainOptions {
 
 nlohmann::json last_json(const std::string& what, const std::pair<int, std::string>& run) {
   std::string line = bench::last_line(run.second);
-  if (run.first != 0 || line.empty() || line[0] != '{')
+  if (run.first != 0 || line.empty() || line[0] != '{') {
     throw Error("[bench train] " + what + " failed (exit " + std::to_string(run.first) +
                 "): " + run.second.substr(run.second.size() > 2000 ? run.second.size() - 2000 : 0));
+  }
   return nlohmann::json::parse(line);
 }
 
@@ -97,9 +98,10 @@ void bench_train(const BenchTrainOptions& o) {
                     " --svg '' --sample 0 --quiet --summary " +
                     shell_quote((dir / "lazax.json").string()) + " 2>&1";
   auto [code, out] = bench::run_command(cmd);
-  if (code != 0)
+  if (code != 0) {
     throw Error("[bench train] lazax train failed (exit " + std::to_string(code) +
                 "): " + bench::last_line(out));
+  }
   nlohmann::json lz = read_json(dir / "lazax.json");
 
   nlohmann::ordered_json r;

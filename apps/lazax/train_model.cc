@@ -27,11 +27,12 @@ nn::LlamaConfig checkpoint_config(const std::string& path) {
   SafetensorsFile f = read_safetensors(path);
   auto get = [&](const char* key) {
     std::optional<std::string> v = f.meta(key);
-    if (!v)
+    if (!v) {
       throw ValueError("[train] " + path +
                        " is not a checkpoint of `lazax train --save` (its "
                        "metadata lacks " +
                        key + ")");
+    }
     return std::stoll(*v);
   };
   nn::LlamaConfig c;
@@ -66,11 +67,13 @@ void load_weights(nn::Llama& model, const std::string& path) {
       missing.push_back(name);
       continue;
     }
-    if (it->second.type_str() != p.type_str())
-      throw ShapeError("[train] --init " + path + ": " + name + " is " + it->second.type_str() +
-                       ", the model wants " + p.type_str() +
-                       " (check --dim/--layers/--heads/"
-                       "--hidden or --model)");
+    if (it->second.type_str() != p.type_str()) {
+      std::string msg = "[train] --init " + path + ": ";
+      msg += name;
+      msg += " is " + it->second.type_str() + ", the model wants " + p.type_str();
+      msg += " (check --dim/--layers/--heads/--hidden or --model)";
+      throw ShapeError(msg);
+    }
   }
   auto named = model.named_parameters();
   for (const auto& [name, t] : sd) {
@@ -86,9 +89,10 @@ void load_weights(nn::Llama& model, const std::string& path) {
   };
   if (!missing.empty())
     throw ValueError("[train] --init " + path + " lacks the model's " + list(missing));
-  if (!unexpected.empty())
+  if (!unexpected.empty()) {
     throw ValueError("[train] --init " + path +
                      " has entries the model does not: " + list(unexpected));
+  }
   model.load_state_dict(sd);
 }
 

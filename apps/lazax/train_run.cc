@@ -42,12 +42,14 @@ void check_writable(const std::string& path, const char* flag) {
   std::error_code ec;
   if (fs::is_directory(p, ec))
     throw IOError(std::string("[train] ") + flag + " " + path + " is a directory; name a file");
-  if (!fs::is_directory(dir, ec))
+  if (!fs::is_directory(dir, ec)) {
     throw IOError(std::string("[train] ") + flag + " " + path + ": the directory " + dir.string() +
                   " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
     throw IOError(std::string("[train] ") + flag + " " + path + ": the directory " + dir.string() +
                   " is not writable");
+  }
 }
 
 Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
@@ -145,24 +147,27 @@ double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batche
 
 int train(const TrainOptions& o) {
   // Everything checked before any work.
-  if (o.remat != "none")
+  if (o.remat != "none") {
     throw ValueError("[train] --remat " + o.remat +
                      ": rematerialization policies are not implemented until issue 19; use "
                      "--remat none");
+  }
   nn::LlamaConfig c = model_config(o);
   std::optional<train::BatchFile> file;
   int64_t steps = o.steps;
   if (!o.batches.empty()) {
     file = train::read_batch_file(o.batches);
-    if ((o.batch && o.batch != file->batch) || (o.seq && o.seq != file->seq))
+    if ((o.batch && o.batch != file->batch) || (o.seq && o.seq != file->seq)) {
       throw ValueError("[train] --batches " + o.batches + " holds batches of " +
                        std::to_string(file->batch) + " x " + std::to_string(file->seq + 1) +
                        " tokens, which disagrees with --batch/--seq; leave those out");
+    }
     c.batch = file->batch;
     c.seq = file->seq;
-    if (steps > file->steps)
+    if (steps > file->steps) {
       throw ValueError("[train] --steps " + std::to_string(steps) + " but --batches " + o.batches +
                        " holds " + std::to_string(file->steps) + " steps");
+    }
   }
   std::optional<train::Corpus> corpus;
   if (!file || !o.corpus.empty()) corpus = train::load_corpus(o.corpus, c.seq);

@@ -20,9 +20,10 @@ double HostRng::uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53
 
 CorpusSampler::CorpusSampler(const std::string& text, int64_t batch, int64_t seq, uint64_t seed)
     : text_(&text), batch_(batch), seq_(seq), rng_(seed) {
-  if (static_cast<int64_t>(text.size()) < seq + 1)
+  if (static_cast<int64_t>(text.size()) < seq + 1) {
     throw ValueError("[train] the text (" + std::to_string(text.size()) +
                      " bytes) is shorter than one sequence of " + std::to_string(seq + 1));
+  }
 }
 
 Batch CorpusSampler::next() {
@@ -74,9 +75,10 @@ BatchFile read_batch_file(const std::string& path) {
   f.steps = a.shape()[0];
   f.batch = a.shape()[1];
   f.seq = a.shape()[2] - 1;
-  if (f.steps < 1 || f.batch < 1 || f.seq < 1)
+  if (f.steps < 1 || f.batch < 1 || f.seq < 1) {
     throw ShapeError(where + "want at least one step, one row and two tokens per row, got " +
                      a.type.str());
+  }
   f.ids.reserve(static_cast<size_t>(a.numel()));
   for (int64_t i = 0; i < a.numel(); ++i) {
     const int64_t v = a.dtype() == DType::i32 ? a.data<int32_t>()[i] : a.data<int64_t>()[i];

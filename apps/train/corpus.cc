@@ -16,10 +16,11 @@ namespace {
 
 std::string read_file(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec))
+  if (!fs::exists(path, ec)) {
     throw IOError("[train] the corpus " + path +
                   " does not exist; pass --corpus FILE (a text "
                   "file) or install Debian's `fortunes` package for the default corpus");
+  }
   if (fs::is_directory(path, ec))
     throw IOError("[train] the corpus " + path + " is a directory; pass a text file");
   std::ifstream in(path, std::ios::binary);
@@ -63,10 +64,11 @@ std::string read_fortunes(const std::string& dir) {
       if (fs::exists(dat, ec)) files.push_back(p);
     }
   }
-  if (files.empty())
+  if (files.empty()) {
     throw IOError("[train] no fortune files in " + dir +
                   ": install Debian's `fortunes` package (./lazax.sh demo does) or pass "
                   "--corpus FILE");
+  }
   std::sort(files.begin(), files.end());
   std::string text;
   for (const fs::path& p : files) {
@@ -81,10 +83,11 @@ Corpus split_corpus(std::string text, const std::string& source, int64_t window)
   const auto n = static_cast<int64_t>(text.size());
   if (n == 0) throw ValueError("[train] the corpus " + source + " is empty");
   const int64_t valid = std::max(n / 20, window);
-  if (n - valid < window)
+  if (n - valid < window) {
     throw ValueError("[train] the corpus " + source + " has " + std::to_string(n) +
                      " bytes, too few for a training and a validation sequence of " +
                      std::to_string(window) + " bytes; pass a longer text or a smaller --seq");
+  }
   Corpus c;
   c.source = source;
   c.valid = text.substr(static_cast<size_t>(n - valid));
