@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
   libxxhash-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libhwy-dev libmimalloc-dev python3-torch python3-numpy
-  clang-tidy-16 clang-format-16)
+  clang-tidy-16 clang-format-16 libcli11-dev fortunes fortunes-min libopenblas0-pthread)
 
 install_missing() {
   local missing=()
@@ -43,7 +43,7 @@ case "${1:-}" in
   demo)
     install_missing
     build build Release
-    ./build/apps/lazax/lazax demo
+    ./build/apps/lazax/lazax demo --out build/demo
     ;;
   test)
     install_missing

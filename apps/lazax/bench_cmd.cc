@@ -1,6 +1,8 @@
 // `lazax bench NAME`: runs one of the benchmarks in bench/ and prints a table, or one JSON object
 // with --json.
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "assume_pure_bench.h"
@@ -9,125 +11,70 @@
 
 namespace lazax::cli {
 
-const char* const kBenchUsage =
-    "usage: lazax bench trace [--json] [--ops N] [--reps N] [--no-peers]\n"
-    "  trace: the host cost of recording one op (ns/op, f32[16], long chains) and of hashing and\n"
-    "         looking up a graph at sync (ns/node), next to LibTorch's eager add and PyTorch's\n"
-    "         lazy tensor tracing (torch._lazy) measured on this machine when installed.\n"
-    "  --json      print one JSON object instead of a table (absent peers are null)\n"
-    "  --ops N     ops per timed chain (default 10000)\n"
-    "  --reps N    repetitions; figures are medians (default 9)\n"
-    "  --no-peers  skip LibTorch and torch._lazy\n"
-    "usage: lazax bench assume-pure [--json] [--layers N] [--steps N] [--warmup N]\n"
-    "                               [--torch-steps N] [--no-peers] [--only MODE]\n"
-    "  assume-pure: host ms per training step of a decoder (hidden 128, vocab 256, batch 2,\n"
-    "         seq 8) in plain lazy mode, with assume_pure over each layer, and with twice the ops\n"
-    "         per layer; the optimizer apart; next to torch._lazy tracing the same model.\n"
-    "  --layers N       decoder layers (default 100)\n"
-    "  --steps N        timed steps per mode (default 100; 2 warm-up steps first, --warmup N)\n"
-    "  --torch-steps N  timed steps of the torch._lazy peer (default 10)\n"
-    "  --only MODE      profiling aid: run only lazy, assume_pure or double (others print 0)\n";
-
 namespace {
 
-int64_t positive_arg(std::span<const std::string> args, size_t& i) {
-  const std::string& flag = args[i];
-  if (i + 1 >= args.size()) throw UsageError(flag + " needs a value");
-  const std::string& v = args[++i];
-  size_t used = 0;
-  long long n = 0;
-  try {
-    n = std::stoll(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != v.size() || n <= 0)
-    throw UsageError(flag + " needs a positive integer, got '" + v + "'");
-  return n;
-}
-
-// Parses a benchmark's options: the shared ones (--json, --help, --no-peers) here, the others
-// by `own(flag, i)` (false: unknown). Returns false when --help was printed.
-template <class Own>
-bool parse_options(std::span<const std::string> args, bool& json, bool& peers, Own own) {
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a == "--help" || a == "-h") {
-      std::fputs(kBenchUsage, stdout);
-      return false;
-    } else if (a == "--no-peers") {
-      peers = false;
-    } else if (!own(a, i)) {
-      throw UsageError("unknown option '" + a + "'");
-    }
-  }
-  return true;
-}
-
 template <class Result>
-int print_result(const Result& r, bool json) {
+void print_result(const Result& r, bool json) {
   if (json) {
     std::printf("%s\n", bench::to_json(r).dump().c_str());
   } else {
     std::fputs(bench::to_table(r).c_str(), stdout);
   }
-  return 0;
 }
 
-int assume_pure_command(std::span<const std::string> args) {
-  bench::AssumePureBenchOptions options;
-  bool json = false;
-  auto own = [&](const std::string& a, size_t& i) {
-    if (a == "--layers") {
-      options.layers = std::min<int64_t>(positive_arg(args, i), 10000);
-    } else if (a == "--steps") {
-      options.steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 100000));
-    } else if (a == "--warmup") {
-      options.warmup = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
-    } else if (a == "--only") {
-      if (i + 1 >= args.size()) throw UsageError("--only needs a mode");
-      options.only = args[++i];
-    } else if (a == "--torch-steps") {
-      options.torch_steps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 10000));
-    } else {
-      return false;
-    }
-    return true;
-  };
-  if (!parse_options(args, json, options.peers, own)) return 0;
-  return print_result(bench::run_assume_pure_bench(options), json);
+void add_trace(CLI::App& bench) {
+  auto options = std::make_shared<bench::TraceBenchOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = bench.add_subcommand(
+      "trace", "The host cost of recording ops and of looking up a graph, next to peers");
+  sub->footer(
+      "The host cost of recording one op (ns/op, f32[16], long chains) and of hashing and\n"
+      "looking up a graph at sync (ns/node), next to LibTorch's eager add and PyTorch's lazy\n"
+      "tensor tracing (torch._lazy) measured on this machine when installed.");
+  sub->add_flag("--json", *json, "print one JSON object instead of a table (absent peers: null)");
+  sub->add_option("--ops", options->ops, "ops per timed chain (default 10000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+  sub->add_option("--reps", options->reps, "repetitions; figures are medians (default 9)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_flag_callback(
+      "--no-peers", [options] { options->peers = false; }, "skip LibTorch and torch._lazy");
+  sub->callback([options, json] { print_result(bench::run_trace_bench(*options), *json); });
 }
 
-int trace_command(std::span<const std::string> args) {
-  bench::TraceBenchOptions options;
-  bool json = false;
-  auto own = [&](const std::string& a, size_t& i) {
-    if (a == "--ops") {
-      options.ops = positive_arg(args, i);
-    } else if (a == "--reps") {
-      options.reps = static_cast<int>(std::min<int64_t>(positive_arg(args, i), 1000));
-    } else {
-      return false;
-    }
-    return true;
-  };
-  if (!parse_options(args, json, options.peers, own)) return 0;
-  return print_result(bench::run_trace_bench(options), json);
+void add_assume_pure(CLI::App& bench) {
+  auto options = std::make_shared<bench::AssumePureBenchOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = bench.add_subcommand(
+      "assume-pure", "Host ms per training step of a decoder with and without assume_pure");
+  sub->footer(
+      "Host ms per training step of a decoder (hidden 128, vocab 256, batch 2, seq 8) in plain\n"
+      "lazy mode, with assume_pure over each layer, and with twice the ops per layer; the\n"
+      "optimizer apart; next to torch._lazy tracing the same model.");
+  sub->add_flag("--json", *json, "print one JSON object instead of a table (absent peers: null)");
+  sub->add_option("--layers", options->layers, "decoder layers (default 100)")
+      ->check(CLI::Range(int64_t{1}, int64_t{10000}));
+  sub->add_option("--steps", options->steps, "timed steps per mode (default 100)")
+      ->check(CLI::Range(1, 100000));
+  sub->add_option("--warmup", options->warmup, "untimed steps first (default 2)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--torch-steps", options->torch_steps,
+                  "timed steps of the torch._lazy peer (default 10)")
+      ->check(CLI::Range(1, 10000));
+  sub->add_option("--only", options->only, "profiling aid: run only this mode (the others print 0)")
+      ->check(CLI::IsMember({"lazy", "assume_pure", "double"}));
+  sub->add_flag_callback(
+      "--no-peers", [options] { options->peers = false; }, "skip torch._lazy");
+  sub->callback([options, json] { print_result(bench::run_assume_pure_bench(*options), *json); });
 }
 
 }  // namespace
 
-int bench_command(std::span<const std::string> args) {
-  if (args.empty()) throw UsageError("name a benchmark");
-  if (args[0] == "--help" || args[0] == "-h") {
-    std::fputs(kBenchUsage, stdout);
-    return 0;
-  }
-  if (args[0] == "assume-pure") return assume_pure_command(args);
-  if (args[0] == "trace") return trace_command(args);
-  throw UsageError("unknown benchmark '" + args[0] + "'");
+void add_bench_command(CLI::App& app) {
+  CLI::App* bench = app.add_subcommand("bench", "Measure lazax; `lazax bench NAME --help`");
+  bench->require_subcommand(1);
+  add_trace(*bench);
+  add_assume_pure(*bench);
+  add_bench_train(*bench);
 }
 
 }  // namespace lazax::cli

@@ -1,5 +1,6 @@
-// Shared pieces of the lazax tool's subcommands: usage errors and the `run` code path, which
-// `lazax demo` reuses.
+// Shared pieces of the lazax tool's subcommands: usage errors, the registration of each
+// subcommand on the CLI11 command line (main.cc), and the `run` code path, which `lazax demo`
+// reuses.
 #pragma once
 #include <span>
 #include <stdexcept>
@@ -9,9 +10,15 @@
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 
+namespace CLI {
+class App;
+class Validator;
+}  // namespace CLI
+
 namespace lazax::cli {
 
-// A malformed command line: main prints the message and the usage and exits with code 2.
+// A malformed command line that CLI11's validators cannot see (a flag's value that needs
+// context): main prints the message and the subcommand's help and exits with code 2.
 class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -47,16 +54,19 @@ std::vector<Literal> program_jvp(const Function& f, const std::vector<Literal>& 
 
 // Names of the backends `--backend` accepts, comma-separated.
 std::string backend_list();
+// The `--backend` validator: "unknown backend 'x'; available backends: ...".
+CLI::Validator backend_validator();
 
-// The subcommands: each gets the arguments after its name and returns the exit code.
-int run_command(std::span<const std::string> args);
-int demo_command(std::span<const std::string> args);
+// The subcommands: each registers itself, its flags and validators on `app` (CLI11); its
+// callback does the work and throws lazax::Error or UsageError on failure.
+void add_run_command(CLI::App& app);
+void add_demo_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
+// `lazax bench train` (bench_train.cc), under `bench`.
+void add_bench_train(CLI::App& bench);
 // The decoder training part of the demo (decoder_demo.cc).
 void decoder_demo();
-int bench_command(std::span<const std::string> args);
-
-extern const char* const kRunUsage;
-extern const char* const kDemoUsage;
-extern const char* const kBenchUsage;
 
 }  // namespace lazax::cli

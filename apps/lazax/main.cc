@@ -1,67 +1,101 @@
-// The lazax command-line tool: dispatches to a subcommand. Every lazax::Error ends the process
-// with its message on stderr and exit code 1; a malformed command line exits with code 2.
+// The lazax command-line tool: CLI11 parses the command line and runs the chosen subcommand's
+// callback. Every lazax::Error ends the process with its message on stderr and exit code 1; a
+// malformed command line (an unknown flag, a missing or invalid value) prints what is wrong and
+// the subcommand's help on stderr and exits with code 2.
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <string>
-#include <vector>
 
 #include "cli.h"
 #include "lazax/core/error.h"
 
 namespace {
 
-struct Subcommand {
-  const char* name;
-  int (*fn)(std::span<const std::string>);
-  const char* const* usage;
-  const char* summary;
-};
+constexpr const char* kUsage =
+    "usage: lazax COMMAND [ARGS]   (`lazax COMMAND --help` describes one)";
 
-const Subcommand kSubcommands[] = {
-    {"run", lazax::cli::run_command, &lazax::cli::kRunUsage,
-     "run a program (.lzir) on .npy inputs, writing .npy outputs"},
-    {"demo", lazax::cli::demo_command, &lazax::cli::kDemoUsage,
-     "run the bundled example program and print what happens"},
-    {"bench", lazax::cli::bench_command, &lazax::cli::kBenchUsage,
-     "measure lazax (`bench trace`: host cost of recording and syncing)"},
-};
+// The most deeply selected subcommand and its full name ("lazax bench train").
+const CLI::App* selected(const CLI::App& app, std::string& name) {
+  const CLI::App* at = &app;
+  name = app.get_name();
+  for (;;) {
+    std::vector<const CLI::App*> subs = at->get_subcommands({});
+    const CLI::App* next = nullptr;
+    for (const CLI::App* s : subs)
+      if (s->parsed()) next = s;
+    if (!next) return at;
+    name += " " + next->get_name();
+    at = next;
+  }
+}
 
-void print_usage(std::FILE* to) {
-  std::fprintf(to, "usage: lazax COMMAND [ARGS]\n\ncommands:\n");
-  for (const Subcommand& s : kSubcommands) std::fprintf(to, "  %-6s %s\n", s.name, s.summary);
-  std::fprintf(to, "\n`lazax COMMAND --help` describes a command.\n");
+int usage_error(const CLI::App& app, const std::string& message) {
+  std::string name;
+  const CLI::App* sub = selected(app, name);
+  std::string prefix = name.substr(0, name.rfind(' '));
+  std::string help = sub == &app ? app.help() : sub->help(prefix);
+  // The help's "Usage: ..." line, then a pointer to the full help.
+  size_t at = help.find("Usage:");
+  std::string usage = at == std::string::npos ? "" : help.substr(at, help.find('\n', at) - at);
+  std::fprintf(stderr, "%s: %s\n%s\n`%s --help` lists the flags.\n", name.c_str(), message.c_str(),
+               usage.c_str(), name.c_str());
+  return 2;
+}
+
+int run_main(int argc, char** argv) {
+  CLI::App app("lazax: the command-line tool of a lazy-tensor library.", "lazax");
+  app.require_subcommand(1);
+  // A flag given twice takes its last value (before the subcommands copy the defaults).
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  lazax::cli::add_run_command(app);
+  lazax::cli::add_demo_command(app);
+  lazax::cli::add_train_command(app);
+  lazax::cli::add_sample_command(app);
+  lazax::cli::add_bench_command(app);
+  if (argc < 2) {
+    std::fprintf(stderr, "%s\n\n%s", kUsage, app.help().c_str());
+    return 2;
+  }
+  const std::string first = argv[1];
+  if (first == "help") {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  }
+  if (first.empty() || first[0] != '-') {
+    bool known = false;
+    for (const CLI::App* s : app.get_subcommands({})) known = known || s->check_name(first);
+    if (!known) {
+      std::fprintf(stderr, "lazax: unknown command '%s'\n\n%s", first.c_str(), app.help().c_str());
+      return 2;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // the selected subcommand's help, on stdout, exit code 0
+  } catch (const CLI::ParseError& e) {
+    return usage_error(app, e.what());
+  } catch (const lazax::cli::UsageError& e) {
+    return usage_error(app, e.what());
+  } catch (const lazax::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::string name;
+    selected(app, name);
+    std::fprintf(stderr, "[%s] unexpected failure: %s\n", name.c_str(), e.what());
+    return 1;
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty()) {
-    print_usage(stderr);
-    return 2;
+  try {
+    return run_main(argc, argv);
+  } catch (...) {  // only when printing a message failed
+    return 1;
   }
-  const std::string& cmd = args[0];
-  if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-    print_usage(stdout);
-    return 0;
-  }
-  for (const Subcommand& s : kSubcommands) {
-    if (cmd != s.name) continue;
-    std::span<const std::string> rest(args.data() + 1, args.size() - 1);
-    try {
-      return s.fn(rest);
-    } catch (const lazax::cli::UsageError& e) {
-      std::fprintf(stderr, "lazax %s: %s\n\n%s", s.name, e.what(), *s.usage);
-      return 2;
-    } catch (const lazax::Error& e) {
-      std::fprintf(stderr, "%s\n", e.what());
-      return 1;
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "[%s] unexpected failure: %s\n", s.name, e.what());
-      return 1;
-    }
-  }
-  std::fprintf(stderr, "lazax: unknown command '%s'\n\n", cmd.c_str());
-  print_usage(stderr);
-  return 2;
 }

@@ -1,4 +1,5 @@
 // `lazax run PROGRAM.lzir --inputs a.npy,b.npy --out DIR [--backend reference]`
+#include <CLI/CLI.hpp>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -14,26 +15,18 @@
 
 namespace lazax::cli {
 
-const char* const kRunUsage =
-    "usage: lazax run PROGRAM.lzir [--inputs A.npy,B.npy,...] --out DIR [--backend NAME]\n"
-    "                 [--grad] [--jvp T0.npy,T1.npy,...]\n"
-    "  Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
-    "  parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
-    "  (DIR is created if missing). --backend defaults to 'reference'.\n"
-    "  --grad also writes DIR/grad0.npy, grad1.npy, ...: the gradient of result 0 (a floating\n"
-    "  scalar) with respect to each parameter (zeros where it does not depend on it, and for\n"
-    "  integer parameters), computed by lazax's autodiff rules.\n"
-    "  --jvp also writes DIR/tangent0.npy, tangent1.npy, ...: the forward-mode derivative of each\n"
-    "  result along the tangents (one per parameter, of its type; those of integer parameters\n"
-    "  are ignored), computed by lazax's JVP rules.\n";
-
 namespace {
 
 // `--backend` takes any backend of the backend layer (backend_names()).
-void check_backend(const std::string& name) {
+std::string backend_problem(const std::string& name) {
   for (const std::string& b : backend_names())
-    if (name == b) return;
-  throw UsageError("unknown backend '" + name + "'; available backends: " + backend_list());
+    if (name == b) return "";
+  return "unknown backend '" + name + "'; available backends: " + backend_list();
+}
+
+void check_backend(const std::string& name) {
+  std::string problem = backend_problem(name);
+  if (!problem.empty()) throw UsageError(problem);
 }
 
 std::string read_text_file(const std::string& path) {
@@ -80,14 +73,15 @@ std::vector<std::string> param_names(const std::string& text, const Function& f)
   return names;
 }
 
-std::vector<std::string> split_commas(const std::string& s) {
+std::vector<std::string> split_commas(const std::string& s, const char* flag) {
   std::vector<std::string> out;
   if (s.empty()) return out;
   size_t start = 0;
   for (;;) {
     size_t comma = s.find(',', start);
     out.push_back(s.substr(start, comma - start));
-    if (out.back().empty()) throw UsageError("empty file name in --inputs '" + s + "'");
+    if (out.back().empty())
+      throw UsageError(std::string("empty file name in ") + flag + " '" + s + "'");
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
@@ -114,6 +108,8 @@ std::vector<Literal> read_args(const Function& f, const std::vector<std::string>
 }
 
 }  // namespace
+
+CLI::Validator backend_validator() { return {backend_problem, "BACKEND", "backend"}; }
 
 std::string backend_list() {
   std::string s;
@@ -173,57 +169,40 @@ std::vector<Literal> run_program(const RunRequest& req) {
   return outputs;
 }
 
-int run_command(std::span<const std::string> args) {
-  RunRequest req;
-  bool have_out = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kRunUsage, stdout);
-      return 0;
-    }
-    if (a == "--grad") {
-      req.grad = true;
-      continue;
-    }
-    if (a.rfind("--", 0) == 0) {
-      std::string value;
-      size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
-        value = args[++i];
-      }
-      if (a == "--inputs") {
-        req.input_paths = split_commas(value);
-      } else if (a == "--jvp") {
-        req.tangent_paths = split_commas(value);
-        if (req.tangent_paths.empty()) throw UsageError("--jvp needs the tangent files");
-      } else if (a == "--out") {
-        if (value.empty()) throw UsageError("--out needs a directory");
-        req.out_dir = value;
-        have_out = true;
-      } else if (a == "--backend") {
-        req.backend = value;
-      } else {
-        throw UsageError("unknown option " + a);
-      }
-    } else if (req.program_path.empty()) {
-      req.program_path = a;
-    } else {
-      throw UsageError("unexpected argument '" + a +
-                       "' (one program at a time; inputs go in --inputs)");
-    }
-  }
-  if (req.program_path.empty()) throw UsageError("missing the program file");
-  if (!have_out) throw UsageError("missing --out DIR");
-  check_backend(req.backend);  // a usage error before any work
-  std::vector<Literal> outputs = run_program(req);
-  for (size_t i = 0; i < outputs.size(); ++i)
-    std::printf("out%zu.npy: %s\n", i, outputs[i].type.str().c_str());
-  return 0;
+void add_run_command(CLI::App& app) {
+  auto req = std::make_shared<RunRequest>();
+  CLI::App* sub =
+      app.add_subcommand("run", "Run a program (.lzir) on .npy inputs, writing .npy outputs");
+  sub->footer(
+      "Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
+      "parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...");
+  sub->add_option("PROGRAM", req->program_path, "the program (.lzir)")->required();
+  auto inputs = std::make_shared<std::string>();
+  auto tangents = std::make_shared<std::string>();
+  sub->add_option("--inputs", *inputs, "A.npy,B.npy,...: one .npy file per parameter");
+  sub->add_option("--out", req->out_dir, "the output directory (created if missing)")
+      ->required()
+      ->check([](const std::string& v) { return v.empty() ? "needs a directory" : ""; });
+  sub->add_option("--backend", req->backend, "the backend (default: reference)")
+      ->check(backend_validator());
+  sub->add_flag("--grad", req->grad,
+                "also write DIR/grad0.npy, ...: the gradient of result 0 (a floating scalar)\n"
+                "with respect to each parameter (zeros where it does not depend on it, and\n"
+                "for integer parameters), by lazax's autodiff rules");
+  CLI::Option* jvp = sub->add_option(
+      "--jvp", *tangents,
+      "T0.npy,T1.npy,...: also write DIR/tangent0.npy, ...: the forward-mode derivative\n"
+      "of each result along these tangents (one per parameter, of its type; those of\n"
+      "integer parameters are ignored), by lazax's JVP rules");
+  sub->callback([req, inputs, tangents, jvp] {
+    req->input_paths = split_commas(*inputs, "--inputs");
+    req->tangent_paths = split_commas(*tangents, "--jvp");
+    if (jvp->count() > 0 && req->tangent_paths.empty())
+      throw UsageError("--jvp needs the tangent files");
+    std::vector<Literal> outputs = run_program(*req);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      std::printf("out%zu.npy: %s\n", i, outputs[i].type.str().c_str());
+  });
 }
 
 }  // namespace lazax::cli

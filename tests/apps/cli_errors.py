@@ -49,7 +49,8 @@ checks = 0
 def check(name, args, code, *fragments, stream="stderr", timeout=120):
     global checks
     checks += 1
-    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, timeout=timeout)
+    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, errors="replace",
+                       timeout=timeout)
     text = r.stderr if stream == "stderr" else r.stdout
     problems = []
     if r.returncode != code:
@@ -70,12 +71,12 @@ out = path("out/nested")
 check("no arguments", [], 2, "usage: lazax COMMAND")
 check("help", ["--help"], 0, "run", "demo", stream="stdout")
 check("unknown command", ["frob"], 2, "unknown command 'frob'")
-check("run --help", ["run", "--help"], 0, "usage: lazax run", stream="stdout")
-check("missing --out", ["run", P, "--inputs", f"{X},{W}"], 2, "missing --out DIR", "usage: lazax run")
-check("missing program", ["run", "--out", out], 2, "missing the program file")
-check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "unknown option --frob")
-check("option without value", ["run", P, "--out"], 2, "--out needs a value")
-check("two programs", ["run", P, P, "--out", out], 2, "unexpected argument")
+check("run --help", ["run", "--help"], 0, "Usage: lazax run", "--backend", stream="stdout")
+check("missing --out", ["run", P, "--inputs", f"{X},{W}"], 2, "--out is required", "Usage: lazax run")
+check("missing program", ["run", "--out", out], 2, "PROGRAM is required")
+check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "not expected: 1 --frob")
+check("option without value", ["run", P, "--out"], 2, "--out: 1 required TEXT missing")
+check("two programs", ["run", P, P, "--out", out], 2, "argument was not expected: " + P)
 check("unknown backend", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--backend", "tpu"], 2,
       "unknown backend 'tpu'; available backends: reference")
 check("too few inputs", ["run", P, "--inputs", X, "--out", out], 1,
@@ -107,6 +108,13 @@ if r.returncode == 0:
             np.array_equal(got1, -x)):
         failures.append("good run values")
         print("FAIL good run values:", got0, got1)
+check("bench --help", ["bench", "assume-pure", "--help"], 0, "--layers", stream="stdout")
+check("bench range", ["bench", "assume-pure", "--layers", "0"], 2,
+      "lazax bench assume-pure: --layers: Value 0 not in range 1 to 10000")
+check("bench not a number", ["bench", "trace", "--ops", "many"], 2, "--ops", "many")
+check("bench choice", ["bench", "assume-pure", "--only", "eager"], 2, "--only", "eager")
+check("bench unknown flag", ["bench", "trace", "--frob"], 2, "not expected: --frob")
+check("bench without a name", ["bench"], 2, "lazax bench: A subcommand is required")
 check("--flag=value spelling", ["run", P, f"--inputs={X},{W}", f"--out={out}", "--backend=reference"], 0,
       "out0.npy", stream="stdout")
 # --jvp: one tangent per parameter, of its type; tangent<i>.npy per result.
@@ -117,7 +125,7 @@ check("--jvp with too few tangents", ["run", P, "--inputs", f"{X},{W}", "--out",
 check("--jvp with a tangent of the wrong type", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp",
                                                  f"{path('x64.npy')},{W}"], 1,
       "[run] tangent 0 (%x) should be f32[2,3], got f64[2,3]")
-check("--jvp without files", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp="], 2, "--jvp needs")
+check("--jvp without files", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp="], 2, "--jvp: 1 required TEXT missing")
 r = check("--jvp", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--jvp", f"{path('tx.npy')},{path('tw.npy')}"],
           0, "out0.npy", stream="stdout")
 checks += 1
@@ -126,8 +134,62 @@ if r.returncode == 0:  # d(x @ w) = dx @ w + x @ dw, d(-x) = -dx
     if not (np.allclose(t0, np.ones((2, 3)) @ w, rtol=1e-6, atol=1e-6) and np.array_equal(t1, -np.ones((2, 3)))):
         failures.append("--jvp values")
         print("FAIL --jvp values:", t0, t1)
-check("demo", ["demo"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
-check("demo with arguments", ["demo", "x"], 2, "demo takes no arguments")
+check("demo --example", ["demo", "--example"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
+check("demo with arguments", ["demo", "x"], 2, "lazax demo: The following argument was not expected: x")
+
+# lazax train / sample: bad input is a clear error before any work.
+T = ["train", "--dim", "16", "--layers", "1", "--heads", "2", "--hidden", "32", "--batch", "2",
+     "--seq", "8", "--steps", "2", "--svg", "", "--sample", "0", "--quiet"]
+with open(path("corpus.txt"), "w") as f:
+    f.write("the quick brown fox jumps over the lazy dog. " * 20)
+open(path("empty.txt"), "w").close()
+C = ["--corpus", path("corpus.txt")]
+check("train --help", ["train", "--help"], 0, "--mode", "--batches", "--resume", stream="stdout")
+check("train bad mode", T + C + ["--mode", "eager"], 2, "--mode: eager not in {lazy,assume_pure,scan}")
+check("train bad steps", T + C + ["--steps", "0"], 2, "--steps: Value 0 not in range")
+check("train unknown flag", T + C + ["--frob"], 2, "not expected: --frob")
+check("train --remat", T + C + ["--remat", "full"], 1, "--remat full", "not implemented until issue 19")
+check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
+check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")
+np.save(path("b_rank2.npy"), np.zeros((2, 9), np.int64))
+np.save(path("b_float.npy"), np.zeros((2, 2, 9), np.float32))
+bad_ids = np.zeros((2, 2, 9), np.int32)
+bad_ids[1, 0, 3] = 300
+np.save(path("b_ids.npy"), bad_ids)
+check("train --batches rank", T + ["--batches", path("b_rank2.npy")], 1, "b_rank2.npy", "[steps, batch, seq+1]")
+check("train --batches dtype", T + ["--batches", path("b_float.npy")], 1, "int32 or int64")
+check("train --batches ids", T + ["--batches", path("b_ids.npy")], 1, "id 300 at [1, 0, 3]", "0..255")
+check("train unwritable --save", T + C + ["--save", path("no/dir/ck.safetensors")], 1, "--save", "does not exist")
+r = check("train good", T + C + ["--save", path("ck.safetensors"), "--log", path("log.jsonl")], 0,
+          "step 2/2", "unigram entropy", stream="stdout")
+check("train --init wrong shapes", T + C + ["--dim", "32", "--init", path("ck.safetensors")], 1,
+      "tok_embeddings.weight is f32[256,16], the model wants f32[256,32]")
+check("train --init wrong names", T + C + ["--layers", "2", "--init", path("ck.safetensors")], 1,
+      "lacks the model's layers.1.")
+check("sample", ["sample", "--checkpoint", path("ck.safetensors"), "--prompt", "ab", "--tokens", "5"], 0,
+      "ab", stream="stdout")
+check("sample without checkpoint", ["sample"], 2, "--checkpoint is required")
+check("sample missing checkpoint", ["sample", "--checkpoint", path("nope.safetensors")], 1, "nope.safetensors")
+
+# Ctrl-C: stops after the current step, saves the checkpoint, exits 130.
+import signal  # noqa: E402
+import time  # noqa: E402
+checks += 1
+ck = path("interrupted.safetensors")
+log = path("interrupted.jsonl")
+p = subprocess.Popen([LAZAX] + T + C + ["--steps", "100000", "--save", ck, "--log", log],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+deadline = time.time() + 120
+while time.time() < deadline and (not os.path.exists(log) or open(log).read().count("\n") < 2):
+    time.sleep(0.1)
+p.send_signal(signal.SIGINT)
+out, err = p.communicate(timeout=120)
+steps_logged = open(log).read().count("\n") if os.path.exists(log) else 0
+if p.returncode == 130 and os.path.exists(ck) and "interrupted (Ctrl-C) after step" in out and steps_logged >= 2:
+    print(f"ok   Ctrl-C after {steps_logged} steps: saved")
+else:
+    failures.append("Ctrl-C")
+    print(f"FAIL Ctrl-C: exit {p.returncode}, checkpoint {os.path.exists(ck)}\n  stdout: {out[-500:]!r}\n  stderr: {err!r}")
 
 print(f"{checks - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

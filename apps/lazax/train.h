@@ -1,0 +1,60 @@
+// `lazax train` and `lazax sample`: the options, the checkpoint format and the pieces shared by
+// the training loop (train_cmd.cc), the sampler (sample_cmd.cc) and the bench (bench_train.cc).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lazax/nn/llama.h"
+
+namespace lazax::cli {
+
+struct TrainOptions {
+  std::string model = "tiny";
+  // Overrides of the preset (0: the preset's).
+  int64_t dim = 0, layers = 0, heads = 0, hidden = 0, batch = 0, seq = 0;
+  int64_t steps = 200;
+  double lr = 3e-3;
+  double weight_decay = 0.01;
+  std::string optimizer = "adamw";
+  uint64_t seed = 0;
+  std::string corpus;  // empty: the fortunes
+  std::string mode = "lazy";
+  std::string remat = "none";
+  std::string init, batches, save, resume, log, svg = "loss.svg";
+  std::string schedule = "cosine";
+  int64_t warmup = 0;
+  double clip = 1.0;
+  int64_t eval_every = 0;  // 0: at the end only
+  int64_t threads = 0;
+  std::string backend = "reference";
+  int64_t sample_tokens = 200;  // sampled at the end (0: none)
+  std::string sample_prompt = "Q: ";
+  bool quiet = false;   // no metrics report (tests)
+  std::string summary;  // a JSON summary of the run here (lazax bench train)
+};
+
+// The model's configuration from the preset and the overrides.
+nn::LlamaConfig model_config(const TrainOptions& o);
+
+// Reads a checkpoint's model configuration from its metadata (written by `lazax train --save`).
+nn::LlamaConfig checkpoint_config(const std::string& path);
+
+// Loads --init weights (a safetensors file of the model's parameters under their names, or the
+// weights of a training checkpoint) into `model`. A missing, unexpected or wrongly shaped or typed
+// entry is a ValueError / ShapeError naming it and the file.
+void load_weights(nn::Llama& model, const std::string& path);
+
+// `n` bytes sampled after `prompt` at `temperature` (0: the most likely byte), feeding the model
+// windows of its training length.
+std::string sample_text(const nn::Llama& model, const std::string& prompt, int64_t n,
+                        double temperature, uint64_t seed);
+
+// `text` for a terminal: bytes other than printable ASCII, newline and tab become '?' (a model
+// early in training emits any byte).
+std::string printable(const std::string& text);
+
+int train(const TrainOptions& o);
+
+}  // namespace lazax::cli

@@ -1,0 +1,318 @@
+// The `lazax train` loop: checks every input before any work, trains, logs, saves and reports.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "batches.h"
+#include "corpus.h"
+#include "lazax/core/error.h"
+#include "lazax/core/metrics.h"
+#include "lazax/io/file.h"
+#include "lazax/io/safetensors.h"
+#include "lazax/optim/adamw.h"
+#include "lazax/optim/checkpoint.h"
+#include "lazax/optim/clip_grad.h"
+#include "lazax/optim/schedule.h"
+#include "lazax/optim/sgd.h"
+#include "lazax/runtime/context.h"
+#include "lazax/runtime/metrics_report.h"
+#include "progress.h"
+#include "train.h"
+
+namespace lazax::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// An output path we can write: its directory exists and is writable, and it is not a directory.
+void check_writable(const std::string& path, const char* flag) {
+  fs::path p(path);
+  fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw IOError(std::string("[train] ") + flag + " " + path + " is a directory; name a file");
+  if (!fs::is_directory(dir, ec)) {
+    throw IOError(std::string("[train] ") + flag + " " + path + ": the directory " + dir.string() +
+                  " does not exist");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw IOError(std::string("[train] ") + flag + " " + path + ": the directory " + dir.string() +
+                  " is not writable");
+  }
+}
+
+Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
+  std::vector<int64_t> ids(b.begin(), b.end());
+  return from_vector<int64_t>(ids, {batch, seq + 1});
+}
+
+int64_t compiles() { return metrics::counter("UncachedCompile").get(); }
+
+// The sizes and the batch sampler's state go in the checkpoint's extra metadata.
+void save(const std::string& path, const nn::Llama& model, const optim::Optimizer& opt,
+          const nn::LlamaConfig& c, int64_t step, uint64_t rng_state) {
+  optim::CheckpointInfo info;
+  info.step = step;
+  info.data_position = step;
+  info.extra = {{"train.dim", std::to_string(c.dim)},
+                {"train.layers", std::to_string(c.n_layers)},
+                {"train.heads", std::to_string(c.n_heads)},
+                {"train.hidden", std::to_string(c.hidden)},
+                {"train.seq", std::to_string(c.seq)},
+                {"train.batch", std::to_string(c.batch)},
+                {"train.sampler_state", std::to_string(rng_state)}};
+  optim::save_checkpoint(path, model.named_parameters(), &opt, &default_generator(), info);
+}
+
+struct Resumed {
+  int64_t step = 0;
+  uint64_t rng_state = 0;
+};
+
+Resumed resume(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
+               const nn::LlamaConfig& c) {
+  nn::LlamaConfig saved = checkpoint_config(path);
+  if (saved.dim != c.dim || saved.n_layers != c.n_layers || saved.n_heads != c.n_heads ||
+      saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch)
+    throw ValueError("[train] --resume " + path + " holds a model of dim " +
+                     std::to_string(saved.dim) + ", " + std::to_string(saved.n_layers) +
+                     " layers, " + std::to_string(saved.n_heads) + " heads, hidden " +
+                     std::to_string(saved.hidden) + ", seq " + std::to_string(saved.seq) +
+                     ", batch " + std::to_string(saved.batch) +
+                     "; pass the same sizes as the run that wrote it");
+  optim::CheckpointInfo info =
+      optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator());
+  Resumed r;
+  r.step = info.step;
+  for (const auto& [k, v] : info.extra)
+    if (k == "train.sampler_state") r.rng_state = std::stoull(v);
+  return r;
+}
+
+double peak_rss_mb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024;
+  return 0;
+}
+
+void write_summary(const std::string& path, const train::Curve& curve,
+                   const std::vector<double>& step_ms) {
+  double steady = 0;
+  int n = 0;
+  for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
+    steady += step_ms[i];
+  const auto timers = metrics::timers();
+  auto ms = [&](const char* name) {
+    auto it = timers.find(name);
+    return it == timers.end() ? 0.0 : static_cast<double>(it->second.first) / 1e6;
+  };
+  nlohmann::ordered_json j;
+  j["ms_per_step"] = n ? steady / n : 0.0;
+  j["compile_ms"] = ms("CompileTime");
+  j["execute_ms"] = ms("ExecuteTime");
+  j["trace_ms"] = ms("TraceTime");
+  j["compiles"] = compiles();
+  j["peak_rss_mb"] = peak_rss_mb();
+  j["first_loss"] = curve.front().second;
+  j["last_loss"] = curve.back().second;
+  std::string text = j.dump() + "\n";
+  write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()},
+                        "train");
+}
+
+double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batches,
+                 nn::LayerMode mode) {
+  NoGrad no_grad;
+  const nn::LlamaConfig& c = model.config();
+  double total = 0;
+  for (const train::Batch& b : batches)
+    total += model.forward(to_tokens(b, c.batch, c.seq), mode).item();
+  return total / static_cast<double>(batches.size());
+}
+
+}  // namespace
+
+int train(const TrainOptions& o) {
+  // Everything checked before any work.
+  if (o.remat != "none") {
+    throw ValueError("[train] --remat " + o.remat +
+                     ": rematerialization policies are not implemented until issue 19; use "
+                     "--remat none");
+  }
+  nn::LlamaConfig c = model_config(o);
+  std::optional<train::BatchFile> file;
+  int64_t steps = o.steps;
+  if (!o.batches.empty()) {
+    file = train::read_batch_file(o.batches);
+    if ((o.batch && o.batch != file->batch) || (o.seq && o.seq != file->seq)) {
+      throw ValueError("[train] --batches " + o.batches + " holds batches of " +
+                       std::to_string(file->batch) + " x " + std::to_string(file->seq + 1) +
+                       " tokens, which disagrees with --batch/--seq; leave those out");
+    }
+    c.batch = file->batch;
+    c.seq = file->seq;
+    if (steps > file->steps) {
+      throw ValueError("[train] --steps " + std::to_string(steps) + " but --batches " + o.batches +
+                       " holds " + std::to_string(file->steps) + " steps");
+    }
+  }
+  std::optional<train::Corpus> corpus;
+  if (!file || !o.corpus.empty()) corpus = train::load_corpus(o.corpus, c.seq);
+  if (!o.save.empty()) check_writable(o.save, "--save");
+  if (!o.svg.empty()) check_writable(o.svg, "--svg");
+  if (!o.summary.empty()) check_writable(o.summary, "--summary");
+  std::ofstream log;
+  if (!o.log.empty()) {
+    check_writable(o.log, "--log");
+    log.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
+    if (!log) throw IOError("[train] --log " + o.log + ": cannot open it for writing");
+  }
+  const nn::LayerMode mode = nn::layer_mode_from_string(o.mode);
+  Context::get().set_backend(o.backend);
+
+  manual_seed(o.seed);
+  nn::Llama model(c);
+  if (!o.init.empty()) load_weights(model, o.init);
+  std::unique_ptr<optim::Optimizer> opt;
+  if (o.optimizer == "adamw") {
+    optim::AdamWOptions ao;
+    ao.lr = o.lr;
+    ao.weight_decay = o.weight_decay;
+    opt = std::make_unique<optim::AdamW>(model.named_parameters(), ao);
+  } else {
+    optim::SGDOptions so;
+    so.lr = o.lr;
+    so.momentum = 0.9;
+    so.weight_decay = o.weight_decay;
+    opt = std::make_unique<optim::SGD>(model.named_parameters(), so);
+  }
+  const optim::LRSchedule schedule =
+      o.schedule == "constant" ? optim::constant_lr(o.lr)
+                               : optim::warmup_cosine_lr(o.lr, o.warmup, steps, 0.1 * o.lr);
+  std::optional<train::CorpusSampler> sampler;
+  if (!file) sampler.emplace(corpus->train, c.batch, c.seq, o.seed * 0x9E3779B97F4A7C15ULL + 1);
+  int64_t first = 1;
+  if (!o.resume.empty()) {
+    Resumed r = resume(o.resume, model, *opt, c);
+    first = r.step + 1;
+    if (sampler) sampler->rng().set_state(r.rng_state);
+  }
+  std::vector<train::Batch> valid;
+  double entropy = 0;
+  if (corpus) {
+    valid = train::fixed_windows(corpus->valid, c.batch, c.seq, 4);
+    entropy = train::unigram_entropy(corpus->train);
+    std::printf("corpus: %s (%zu bytes training, %zu validation); unigram entropy %.4f nats/byte\n",
+                corpus->source.c_str(), corpus->train.size(), corpus->valid.size(), entropy);
+  }
+  std::printf(
+      "model: dim %lld, %lld layers, %lld heads, hidden %lld, %lld parameters; batch %lld x "
+      "seq %lld; %s, mode %s, backend %s\n",
+      static_cast<long long>(c.dim), static_cast<long long>(c.n_layers),
+      static_cast<long long>(c.n_heads), static_cast<long long>(c.hidden),
+      static_cast<long long>(model.num_parameters()), static_cast<long long>(c.batch),
+      static_cast<long long>(c.seq), o.optimizer.c_str(), o.mode.c_str(), o.backend.c_str());
+  std::fflush(stdout);
+
+  std::vector<Tensor> params = model.parameters();
+  train::Curve train_curve, valid_curve;
+  std::vector<double> step_ms;
+  train::ProgressLine progress(stdout);
+  train::install_sigint_flag();
+  const auto t_start = Clock::now();
+  int64_t last = first - 1;
+  bool interrupted = false;
+  for (int64_t step = first; step <= steps; ++step) {
+    const train::Batch b = file ? file->at(step - 1) : sampler->next();
+    const auto t0 = Clock::now();
+    const double lr = schedule(step - 1);
+    opt->zero_grad();
+    Tensor loss = model.forward(to_tokens(b, c.batch, c.seq), mode);
+    loss.backward();
+    // The norm is logged every step; a bound no norm reaches leaves the gradients as they are.
+    Tensor norm = optim::clip_grad_norm_(params, o.clip > 0 ? o.clip : 1e30);
+    opt->set_lr(lr);
+    opt->step();
+    const double trace_ms = ms_since(t0);
+    lazax::sync();
+    train::StepRecord r;
+    r.step = step;
+    r.loss = loss.item();
+    r.grad_norm = norm.item();
+    r.lr = lr;
+    r.trace_ms = trace_ms;
+    r.compiles = compiles();
+    const bool eval_now =
+        !valid.empty() && ((o.eval_every > 0 && step % o.eval_every == 0) || step == steps);
+    r.step_ms = ms_since(t0);
+    if (eval_now) r.valid_loss = mean_loss(model, valid, mode);
+    train_curve.emplace_back(step, r.loss);
+    step_ms.push_back(r.step_ms);
+    if (r.valid_loss) valid_curve.emplace_back(step, *r.valid_loss);
+    if (log.is_open()) log << train::to_json_line(r) << '\n' << std::flush;
+    const double elapsed_s = ms_since(t_start) / 1000;
+    const auto done = static_cast<double>(step - first + 1);
+    const double tokens_s = done * static_cast<double>(c.batch * c.seq) / elapsed_s;
+    std::string text = train::progress_text(step, steps, r.loss, tokens_s,
+                                            elapsed_s / done * static_cast<double>(steps - step));
+    if (r.valid_loss) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "  validation %.4f", *r.valid_loss);
+      text += buf;
+    }
+    progress.update(text);
+    last = step;
+    if (train::sigint_received()) {
+      interrupted = true;
+      break;
+    }
+  }
+  progress.finish();
+  train::restore_sigint();
+  if (interrupted)
+    std::printf("interrupted (Ctrl-C) after step %lld\n", static_cast<long long>(last));
+  if (!o.save.empty()) {
+    save(o.save, model, *opt, c, last, sampler ? sampler->rng().state() : 0);
+    std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(last), o.save.c_str());
+  }
+  if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
+  if (!o.summary.empty() && !train_curve.empty()) write_summary(o.summary, train_curve, step_ms);
+  if (!train_curve.empty()) {
+    std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,
+                static_cast<long long>(train_curve.front().first), train_curve.back().second,
+                static_cast<long long>(train_curve.back().first));
+    if (!valid_curve.empty()) std::printf("; validation %.4f", valid_curve.back().second);
+    if (corpus) std::printf("; unigram entropy %.4f", entropy);
+    std::printf(" (nats/byte)\n");
+  }
+  if (!o.svg.empty() && !train_curve.empty()) {
+    std::string svg = train::loss_curve_svg(train_curve, valid_curve,
+                                            corpus ? std::optional<double>(entropy) : std::nullopt,
+                                            "lazax train: dim " + std::to_string(c.dim) + ", " +
+                                                std::to_string(c.n_layers) + " layers");
+    write_file_atomically(o.svg, {reinterpret_cast<const uint8_t*>(svg.data()), svg.size()},
+                          "train");
+    std::printf("loss curve: %s\n", o.svg.c_str());
+  }
+  if (o.sample_tokens > 0 && !interrupted) {
+    std::string text = sample_text(model, o.sample_prompt, o.sample_tokens, 0.8, o.seed + 7);
+    std::printf("\nsampled (temperature 0.8):\n%s%s\n", o.sample_prompt.c_str(),
+                printable(text).c_str());
+  }
+  return interrupted ? 130 : 0;
+}
+
+}  // namespace lazax::cli
