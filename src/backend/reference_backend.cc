@@ -1,4 +1,5 @@
 // The reference backend: an Executable that runs the reference interpreter.
+#include "cpu/cpu_backend.h"
 #include "lazax/backend/backend.h"
 #include "lazax/core/error.h"
 #include "lazax/ir/builder.h"
@@ -31,9 +32,10 @@ class ReferenceBackend : public Backend {
 
 }  // namespace
 
-std::vector<std::string> backend_names() { return {"reference"}; }
+std::vector<std::string> backend_names() { return {"cpu", "reference"}; }
 
 std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "cpu") return make_cpu_backend();
   if (name == "reference") return std::make_unique<ReferenceBackend>();
   if (name == "null") return make_null_backend();  // host-cost measurements only
   std::string all;

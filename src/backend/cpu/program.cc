@@ -1,0 +1,171 @@
+// Compiling a Function into a Program (slots, steps, liveness, peak bytes) and running it.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "kernels.h"
+#include "lazax/core/error.h"
+#include "lazax/ir/interpreter.h"
+
+namespace lazax::cpu {
+
+std::vector<Literal> Step::operands(const Frame& frame) const {
+  std::vector<Literal> v;
+  v.reserve(in.size());
+  for (int32_t s : in) v.push_back(frame[static_cast<size_t>(s)]);
+  return v;
+}
+
+void Step::store(Frame& frame, std::vector<Literal> outs) const {
+  if (outs.size() != out.size())
+    throw VerifyError("[cpu] " + std::string(op_name(node->op)) + " returned " +
+                      std::to_string(outs.size()) + " values, expected " +
+                      std::to_string(out.size()));
+  for (size_t i = 0; i < out.size(); ++i) frame[static_cast<size_t>(out[i])] = std::move(outs[i]);
+}
+
+void run_fallback(const Step& step, Frame& frame) {
+  step.store(frame, interpret_node(*step.node, step.operands(frame)));
+}
+
+std::vector<Literal> Program::run(std::span<const Literal* const> args) const {
+  if (static_cast<int>(args.size()) != f_->num_params()) {
+    throw ValueError("[cpu] @" + f_->name() + " takes " + std::to_string(f_->num_params()) +
+                     " arguments, got " + std::to_string(args.size()));
+  }
+  std::vector<Literal> values;
+  values.reserve(args.size());
+  for (int i = 0; i < f_->num_params(); ++i) {
+    const Literal& a = *args[static_cast<size_t>(i)];
+    if (a.type != f_->param_type(i)) {
+      throw ValueError("[cpu] argument " + std::to_string(i) + " of @" + f_->name() +
+                       " should be " + f_->param_type(i).str() + ", got " + a.type.str());
+    }
+    values.push_back(a);
+  }
+  return run_values(std::move(values));
+}
+
+std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
+  Frame frame(static_cast<size_t>(num_slots_));
+  for (size_t i = 0; i < param_slots_.size(); ++i)
+    frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
+  for (const Step& s : steps_) {
+    s.fn(s, frame);
+    for (int32_t r : s.release) frame[static_cast<size_t>(r)] = Literal();
+  }
+  std::vector<Literal> out;
+  out.reserve(result_slots_.size());
+  for (int32_t r : result_slots_) out.push_back(frame[static_cast<size_t>(r)]);
+  return out;
+}
+
+class Compiler {
+ public:
+  ProgramPtr compile(const FunctionPtr& f) {
+    if (auto it = done_.find(f.get()); it != done_.end()) return it->second;
+    auto p = std::make_shared<Program>();
+    build(*p, f);
+    done_[f.get()] = p;
+    return p;
+  }
+
+ private:
+  void build(Program& p, const FunctionPtr& fp) {
+    const Function& f = *fp;
+    p.f_ = fp;
+    std::vector<int32_t> base(f.nodes().size());
+    int32_t n = 0;
+    for (size_t i = 0; i < f.nodes().size(); ++i) {
+      base[i] = n;
+      n += static_cast<int32_t>(f.nodes()[i].outputs.size());
+    }
+    p.num_slots_ = n;
+    auto slot = [&](ValueRef v) { return base[static_cast<size_t>(v.node)] + v.index; };
+    for (int i = 0; i < f.num_params(); ++i) p.param_slots_.push_back(base[static_cast<size_t>(i)]);
+    for (ValueRef r : f.results()) p.result_slots_.push_back(slot(r));
+
+    std::vector<TensorType> in_types;
+    SubCompiler sub = [this](const FunctionPtr& g) { return compile(g); };
+    for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
+      const Node& node = f.nodes()[i];
+      Step s;
+      s.node = &node;
+      in_types.clear();
+      for (ValueRef v : node.operands) {
+        s.in.push_back(slot(v));
+        in_types.push_back(f.type(v));
+      }
+      for (size_t k = 0; k < node.outputs.size(); ++k)
+        s.out.push_back(base[i] + static_cast<int32_t>(k));
+      select(node, in_types, sub, s, p.stats_);
+      p.steps_.push_back(std::move(s));
+    }
+    plan_liveness(p, f, base);
+  }
+
+  static void select(const Node& node, std::span<const TensorType> in, const SubCompiler& sub,
+                     Step& s, PlanStats& st) {
+    if (has_flag(node.op, kHasBodies)) {
+      s.state = plan_control(node, sub);
+      s.fn = control_kernel(node.op);
+    } else if (node.op == OpCode::dot_general && (s.state = plan_gemm(node, in))) {
+      s.fn = &run_gemm;
+      ++st.gemm;
+    } else {
+      s.fn = &run_fallback;
+      ++st.fallback;
+    }
+  }
+
+  // Releases each slot after its last reader (never results) and computes the peak bytes of the
+  // values live at once, per memory kind.
+  static void plan_liveness(Program& p, const Function& f, const std::vector<int32_t>& base) {
+    std::vector<int64_t> last(static_cast<size_t>(p.num_slots_), -1);
+    for (size_t k = 0; k < p.steps_.size(); ++k)
+      for (int32_t s : p.steps_[k].in) last[static_cast<size_t>(s)] = static_cast<int64_t>(k);
+    for (int32_t r : p.result_slots_) last[static_cast<size_t>(r)] = INT64_MAX;
+    for (size_t k = 0; k < p.steps_.size(); ++k) {
+      Step& s = p.steps_[k];
+      for (int32_t o : s.out)  // never read: dead at once
+        if (last[static_cast<size_t>(o)] < 0)
+          last[static_cast<size_t>(o)] = static_cast<int64_t>(k);
+      for (int32_t o : s.in)
+        if (last[static_cast<size_t>(o)] == static_cast<int64_t>(k)) s.release.push_back(o);
+      for (int32_t o : s.out)
+        if (last[static_cast<size_t>(o)] == static_cast<int64_t>(k)) s.release.push_back(o);
+      std::sort(s.release.begin(), s.release.end());
+      s.release.erase(std::unique(s.release.begin(), s.release.end()), s.release.end());
+    }
+    // Slot -> (bytes, host?) of node outputs; parameters are the caller's and not counted.
+    std::vector<int64_t> bytes(static_cast<size_t>(p.num_slots_), 0);
+    std::vector<bool> host(static_cast<size_t>(p.num_slots_), false);
+    for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
+      const Node& node = f.nodes()[i];
+      bool h = false;
+      if (const auto* m = std::get_if<MemoryKindAttrs>(&node.attrs))
+        h = m->kind == MemoryKind::host;
+      for (size_t k = 0; k < node.outputs.size(); ++k) {
+        bytes[static_cast<size_t>(base[i]) + k] = static_cast<int64_t>(node.outputs[k].bytes());
+        host[static_cast<size_t>(base[i]) + k] = h;
+      }
+    }
+    int64_t live[2] = {0, 0};
+    PlanStats& st = p.stats_;
+    st.steps = static_cast<int64_t>(p.steps_.size());
+    for (const Step& s : p.steps_) {
+      for (int32_t o : s.out) live[host[static_cast<size_t>(o)]] += bytes[static_cast<size_t>(o)];
+      int64_t sub = s.state && has_flag(s.node->op, kHasBodies) ? control_peak_bytes(*s.state) : 0;
+      st.peak_device_bytes = std::max(st.peak_device_bytes, live[0] + sub);
+      st.peak_host_bytes = std::max(st.peak_host_bytes, live[1]);
+      for (int32_t r : s.release)
+        live[host[static_cast<size_t>(r)]] -= bytes[static_cast<size_t>(r)];
+    }
+  }
+
+  std::map<const Function*, ProgramPtr> done_;
+};
+
+ProgramPtr compile_program(const FunctionPtr& f) { return Compiler().compile(f); }
+
+}  // namespace lazax::cpu
