@@ -11,11 +11,12 @@ ALLOWED = {
     "core": {"core"},
     "ir": {"core", "ir"},
     "io": {"core", "ir", "io"},
+    "passes": {"core", "ir", "passes"},
     "trace": {"core", "ir", "trace"},
-    "backend": {"core", "ir", "backend"},
-    "runtime": {"core", "ir", "trace", "backend", "runtime"},
-    "api": {"core", "ir", "trace", "backend", "runtime", "api"},
-    "autodiff": {"core", "ir", "trace", "backend", "runtime", "api", "autodiff"},
+    "backend": {"core", "ir", "passes", "backend"},
+    "runtime": {"core", "ir", "trace", "passes", "backend", "runtime"},
+    "api": {"core", "ir", "trace", "passes", "backend", "runtime", "api"},
+    "autodiff": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

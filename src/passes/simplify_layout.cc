@@ -1,0 +1,92 @@
+#include "simplify_layout.h"
+
+#include <algorithm>
+
+namespace lazax::passes::detail {
+namespace {
+
+std::optional<ValueRef> transpose(Builder& b, const Node& n, ValueRef x) {
+  const IntList& p = n.attr<TransposeAttrs>().permutation;
+  if (is_iota(p)) return x;
+  const Node& a = b.node(x.node);
+  if (a.op != OpCode::transpose) return std::nullopt;
+  // Result dim i = a's dim p[i] = a's operand's dim q[p[i]].
+  const IntList& q = a.attr<TransposeAttrs>().permutation;
+  IntList composed;
+  for (int64_t d : p) composed.push_back(q[static_cast<size_t>(d)]);
+  if (is_iota(composed)) return a.operands[0];
+  return b.add(OpCode::transpose, {a.operands[0]}, TransposeAttrs{composed}, n.debug);
+}
+
+std::optional<ValueRef> reshape(Builder& b, const Node& n, ValueRef x) {
+  const Shape& to = n.attr<ReshapeAttrs>().new_sizes;
+  if (b.type(x).shape == to) return x;
+  const Node& a = b.node(x.node);
+  if (a.op != OpCode::reshape) return std::nullopt;
+  ValueRef inner = a.operands[0];
+  if (b.type(inner).shape == to) return inner;
+  return b.add(OpCode::reshape, {inner}, ReshapeAttrs{to}, n.debug);
+}
+
+std::optional<ValueRef> broadcast(Builder& b, const Node& n, ValueRef x) {
+  const auto& at = n.attr<BroadcastInDimAttrs>();
+  if (b.type(x).shape == at.shape && is_iota(at.broadcast_dimensions)) return x;
+  const Node& a = b.node(x.node);
+  if (a.op != OpCode::broadcast_in_dim) return std::nullopt;
+  // Inner operand dim i -> a's dim d_a[i] -> result dim d_n[d_a[i]]. Always legal: a size-1
+  // dim stays size 1 or broadcasts, a full dim equals its image at each step.
+  const IntList& da = a.attr<BroadcastInDimAttrs>().broadcast_dimensions;
+  IntList dims;
+  for (int64_t d : da) dims.push_back(at.broadcast_dimensions[static_cast<size_t>(d)]);
+  return b.add(OpCode::broadcast_in_dim, {a.operands[0]}, BroadcastInDimAttrs{at.shape, dims},
+               n.debug);
+}
+
+bool contains(const IntList& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// For a dot_general operand that is transpose(x, p): maps its batch and contracting dims
+// through p in place and returns x, when the free dims keep their order (so the output's dims
+// do not move); nullopt otherwise.
+std::optional<ValueRef> fold_transpose(const Builder& b, ValueRef v, IntList& batch,
+                                       IntList& contracting) {
+  const Node& t = b.node(v.node);
+  if (t.op != OpCode::transpose) return std::nullopt;
+  const IntList& p = t.attr<TransposeAttrs>().permutation;
+  int64_t last = -1;
+  for (size_t j = 0; j < p.size(); ++j) {
+    auto d = static_cast<int64_t>(j);
+    if (contains(batch, d) || contains(contracting, d)) continue;
+    if (p[j] < last) return std::nullopt;
+    last = p[j];
+  }
+  for (int64_t& d : batch) d = p[static_cast<size_t>(d)];
+  for (int64_t& d : contracting) d = p[static_cast<size_t>(d)];
+  return t.operands[0];
+}
+
+std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
+  DotGeneralAttrs at = n.attr<DotGeneralAttrs>();
+  auto lhs = fold_transpose(b, ops[0], at.lhs_batch, at.lhs_contracting);
+  auto rhs = fold_transpose(b, ops[1], at.rhs_batch, at.rhs_contracting);
+  if (!lhs && !rhs) return std::nullopt;
+  return b.add(OpCode::dot_general, {lhs.value_or(ops[0]), rhs.value_or(ops[1])}, at, n.debug);
+}
+
+}  // namespace
+
+std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
+  switch (n.op) {
+    case OpCode::transpose:
+      return transpose(b, n, ops[0]);
+    case OpCode::reshape:
+      return reshape(b, n, ops[0]);
+    case OpCode::broadcast_in_dim:
+      return broadcast(b, n, ops[0]);
+    case OpCode::dot_general:
+      return dot(b, n, ops);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace lazax::passes::detail

@@ -1,0 +1,379 @@
+#include "random_program.h"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <random>
+
+#include "lazax/ir/builder.h"
+
+namespace lazax::testing {
+namespace {
+
+class Gen {
+ public:
+  Gen(uint64_t seed, const RandomProgramOptions& o, const std::string& name)
+      : rng_(seed), o_(o), b_(name) {}
+
+  FunctionPtr program() {
+    for (int i = 0; i < o_.num_params; ++i) pool_.push_back(b_.param(random_type(i == 0)));
+    for (int i = 0; i < o_.num_steps; ++i) step();
+    return finish();
+  }
+  // A callee: parameters of the given types, a few steps, results among its values.
+  FunctionPtr callee(const std::vector<TensorType>& params) {
+    for (const TensorType& t : params) pool_.push_back(b_.param(t));
+    for (int i = 0; i < o_.num_steps; ++i) step();
+    return finish();
+  }
+
+ private:
+  int64_t pick(int64_t lo, int64_t hi) {  // inclusive
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+  bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
+  const TensorType& type(ValueRef v) const { return b_.type(v); }
+  bool is_f32(ValueRef v) const { return type(v).dtype == DType::f32; }
+
+  TensorType random_type(bool f32) {
+    TensorType t;
+    t.dtype = (!f32 && o_.integers && coin(0.25)) ? DType::i32 : DType::f32;
+    int64_t rank = pick(0, o_.max_rank);
+    for (int64_t d = 0; d < rank; ++d) t.shape.dims().push_back(pick(1, o_.max_dim));
+    return t;
+  }
+
+  // A value of the pool, recent ones preferred (deep chains), matching `ok`; nullopt if none.
+  template <class Ok>
+  std::optional<ValueRef> choose(Ok ok) {
+    std::vector<ValueRef> fit;
+    for (ValueRef v : pool_)
+      if (ok(v)) fit.push_back(v);
+    if (fit.empty()) return std::nullopt;
+    size_t n = fit.size();
+    if (n > 4 && coin(0.6)) return fit[static_cast<size_t>(pick(static_cast<int64_t>(n) - 4, static_cast<int64_t>(n) - 1))];
+    return fit[static_cast<size_t>(pick(0, static_cast<int64_t>(n) - 1))];
+  }
+  ValueRef any() {
+    return *choose([](ValueRef) { return true; });
+  }
+  ValueRef numeric() {
+    auto v = choose([&](ValueRef x) { return type(x).dtype != DType::boolean; });
+    return v ? *v : constant({DType::f32, Shape{}});
+  }
+  ValueRef floating() {
+    auto v = choose([&](ValueRef x) { return is_f32(x); });
+    return v ? *v : constant({DType::f32, Shape{}});
+  }
+
+  ValueRef add(OpCode op, std::vector<ValueRef> ops, Attrs attrs = NoAttrs{}) {
+    ValueRef v = b_.add(op, std::move(ops), std::move(attrs));
+    pool_.push_back(v);
+    return v;
+  }
+  ValueRef scalar_splat(const TensorType& t, double x) {
+    ValueRef c = b_.constant(Literal::scalar_of(t.dtype, x));
+    if (t.shape.rank() == 0) return c;
+    return b_.add(OpCode::broadcast_in_dim, {c}, BroadcastInDimAttrs{t.shape, {}});
+  }
+  // A constant of type t: random values, or all 0 / all 1 (which simplify removes).
+  ValueRef constant(const TensorType& t) {
+    int64_t kind = pick(0, 5);
+    if (kind == 0) return scalar_splat(t, 0);
+    if (kind == 1) return scalar_splat(t, 1);
+    Literal l = Literal::zeros(t);
+    for (int64_t i = 0; i < l.numel(); ++i) {
+      if (t.dtype == DType::f32) {
+        l.data<float>()[i] = static_cast<float>(pick(-8, 8)) / 4;
+      } else if (t.dtype == DType::i32) {
+        l.data<int32_t>()[i] = static_cast<int32_t>(pick(-3, 3));
+      } else {
+        l.data<bool>()[i] = coin(0.5);
+      }
+    }
+    return b_.constant(l);
+  }
+  ValueRef partner(ValueRef x) {  // a value of x's type
+    auto v = coin(0.7) ? choose([&](ValueRef y) { return type(y) == type(x); }) : std::nullopt;
+    return v ? *v : constant(type(x));
+  }
+
+  void unary() {
+    ValueRef x = floating();
+    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::sign,
+                                        OpCode::tanh, OpCode::logistic, OpCode::sin,
+                                        OpCode::cos,  OpCode::erf,      OpCode::floor,
+                                        OpCode::round};
+    switch (pick(0, 4)) {
+      case 0:  // exp of a bounded value
+        add(OpCode::exp, {add(OpCode::tanh, {x})});
+        return;
+      case 1:  // log, sqrt, rsqrt, log1p of |x| + 1
+      {
+        ValueRef a = add(OpCode::add, {add(OpCode::abs, {x}), scalar_splat(type(x), 1)});
+        static constexpr OpCode kPos[] = {OpCode::log, OpCode::sqrt, OpCode::rsqrt, OpCode::log1p,
+                                          OpCode::expm1};
+        add(kPos[pick(0, 4)], {a});
+        return;
+      }
+      default:
+        add(kTotal[pick(0, 9)], {x});
+    }
+  }
+  void binary() {
+    ValueRef x = numeric();
+    ValueRef y = partner(x);
+    bool f = is_f32(x);
+    switch (pick(0, f ? 7 : 5)) {
+      case 0: add(OpCode::add, {x, y}); return;
+      case 1: add(OpCode::sub, {x, y}); return;
+      case 2: add(OpCode::mul, {x, y}); return;
+      case 3: add(OpCode::max, {x, y}); return;
+      case 4: add(OpCode::min, {x, y}); return;
+      case 5:  // x / (|y| + 1): integer division too
+        add(OpCode::div, {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+        return;
+      case 6: add(OpCode::atan2, {x, y}); return;
+      default:  // (|x| + 1) ** y
+        add(OpCode::pow, {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});
+    }
+  }
+  void compare_select() {
+    ValueRef x = numeric();
+    ValueRef y = partner(x);
+    auto dir = static_cast<CompareDir>(pick(0, 5));
+    ValueRef c = add(OpCode::compare, {x, y}, CompareAttrs{dir});
+    if (coin(0.7)) {
+      add(OpCode::select, {c, coin(0.5) ? x : y, coin(0.5) ? y : x});
+    } else {
+      add(OpCode::convert, {c}, ConvertAttrs{DType::f32});
+    }
+  }
+  void convert() {
+    ValueRef x = any();
+    DType to = coin(0.2) ? type(x).dtype : (is_f32(x) ? DType::i32 : DType::f32);
+    if (to == DType::i32 && !o_.integers) to = DType::f32;
+    add(OpCode::convert, {x}, ConvertAttrs{to});
+  }
+  void broadcast() {
+    ValueRef x = any();
+    const Shape& s = type(x).shape;
+    auto r = static_cast<int64_t>(s.rank());
+    if (r >= o_.max_rank || coin(0.15)) {  // expand size-1 dims, or an identity broadcast
+      Shape to = s;
+      for (size_t d = 0; d < to.rank(); ++d)
+        if (to[d] == 1 && coin(0.5)) to[d] = pick(1, o_.max_dim);
+      IntList dims;
+      for (int64_t d = 0; d < r; ++d) dims.push_back(d);
+      add(OpCode::broadcast_in_dim, {x}, BroadcastInDimAttrs{to, dims});
+      return;
+    }
+    int64_t at = pick(0, r);
+    Shape to;
+    IntList dims;
+    for (int64_t d = 0; d <= r; ++d) {
+      if (d == at) to.dims().push_back(pick(1, o_.max_dim));
+      if (d < r) {
+        dims.push_back(static_cast<int64_t>(to.rank()));
+        to.dims().push_back(s[static_cast<size_t>(d)]);
+      }
+    }
+    add(OpCode::broadcast_in_dim, {x}, BroadcastInDimAttrs{to, dims});
+  }
+  void reshape() {
+    ValueRef x = any();
+    const Shape& s = type(x).shape;
+    Shape to;
+    int64_t kind = pick(0, 2);
+    if (kind == 0) {
+      to = Shape{s.numel()};
+    } else if (kind == 1) {
+      for (size_t d = s.rank(); d-- > 0;) to.dims().push_back(s[d]);
+    } else {  // split the element count into two factors
+      int64_t n = s.numel(), a = 1;
+      for (int64_t k = 2; k <= n; ++k)
+        if (n % k == 0 && coin(0.5)) a = k;
+      to = Shape{a, n / std::max<int64_t>(a, 1)};
+      if (n == 0) to = Shape{0};
+    }
+    add(OpCode::reshape, {x}, ReshapeAttrs{to});
+  }
+  void transpose() {
+    ValueRef x = any();
+    IntList p;
+    for (size_t d = 0; d < type(x).shape.rank(); ++d) p.push_back(static_cast<int64_t>(d));
+    std::shuffle(p.begin(), p.end(), rng_);
+    ValueRef t = add(OpCode::transpose, {x}, TransposeAttrs{p});
+    if (coin(0.3)) {  // and back (simplify's transpose of a transpose)
+      IntList inv(p.size(), 0);
+      for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+      add(OpCode::transpose, {t}, TransposeAttrs{inv});
+    }
+  }
+  void reduce() {
+    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
+    if (!x) return unary();
+    IntList axes;
+    for (size_t d = 0; d < type(*x).shape.rank(); ++d)
+      if (coin(0.5)) axes.push_back(static_cast<int64_t>(d));
+    if (axes.empty()) axes.push_back(0);
+    static constexpr OpCode kOps[] = {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min};
+    add(kOps[pick(0, 2)], {*x}, ReduceAttrs{axes});
+  }
+  void dot() {
+    auto x = choose([&](ValueRef v) { return is_f32(v) && type(v).shape.rank() > 0; });
+    if (!x) return binary();
+    const Shape& xs = type(*x).shape;
+    auto c = static_cast<int64_t>(pick(0, static_cast<int64_t>(xs.rank()) - 1));
+    int64_t k = xs[static_cast<size_t>(c)];
+    int64_t free_x = static_cast<int64_t>(xs.rank()) - 1;
+    auto y = choose([&](ValueRef v) {
+      const Shape& s = type(v).shape;
+      if (!is_f32(v) || free_x + static_cast<int64_t>(s.rank()) - 1 > o_.max_rank) return false;
+      return std::find(s.begin(), s.end(), k) != s.end();
+    });
+    ValueRef yv;
+    int64_t cy = 0;
+    if (y && coin(0.7)) {
+      yv = *y;
+      const Shape& s = type(yv).shape;
+      cy = std::find(s.begin(), s.end(), k) - s.begin();
+    } else {  // a [k, m] operand, sometimes as the transpose of an [m, k] constant
+      int64_t m = pick(1, o_.max_dim);
+      if (coin(0.5)) {
+        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})}, TransposeAttrs{{1, 0}});
+      } else {
+        yv = constant({DType::f32, Shape{k, m}});
+      }
+    }
+    if (free_x + static_cast<int64_t>(type(yv).shape.rank()) - 1 > o_.max_rank + 1) return binary();
+    add(OpCode::dot_general, {*x, yv}, DotGeneralAttrs{{}, {}, {c}, {cy}});
+  }
+  void slice() {
+    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
+    if (!x) return unary();
+    SliceAttrs a;
+    bool strided = coin(0.3);
+    for (int64_t d : type(*x).shape) {
+      int64_t start = pick(0, std::max<int64_t>(d - 1, 0));
+      a.start_indices.push_back(start);
+      a.limit_indices.push_back(pick(std::min(start + 1, d), d));
+      if (strided) a.strides.push_back(pick(1, 2));
+    }
+    add(OpCode::slice, {*x}, a);
+  }
+  void concatenate() {
+    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
+    if (!x) return unary();
+    const TensorType& t = type(*x);
+    auto dim = static_cast<int64_t>(pick(0, static_cast<int64_t>(t.shape.rank()) - 1));
+    auto y = choose([&](ValueRef v) {
+      const TensorType& u = type(v);
+      if (u.dtype != t.dtype || u.shape.rank() != t.shape.rank()) return false;
+      for (size_t d = 0; d < u.shape.rank(); ++d)
+        if (static_cast<int64_t>(d) != dim && u.shape[d] != t.shape[d]) return false;
+      return true;
+    });
+    add(OpCode::concatenate, {*x, y.value_or(*x)}, ConcatenateAttrs{dim});
+  }
+  void iota() {
+    Shape s;
+    for (int64_t r = pick(1, o_.max_rank); r > 0; --r) s.dims().push_back(pick(1, o_.max_dim));
+    add(OpCode::iota, {}, IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
+                                    pick(0, static_cast<int64_t>(s.rank()) - 1)});
+  }
+  void repeat() {  // the same node again (CSE merges it)
+    auto v = choose([&](ValueRef x) {
+      const Node& n = b_.node(x.node);
+      return n.op != OpCode::parameter && n.outputs.size() == 1 && !has_flag(n.op, kHasBodies);
+    });
+    if (!v) return unary();
+    Node n = b_.node(v->node);
+    pool_.push_back(b_.add_node(n)[0]);
+  }
+  void call() {
+    std::vector<ValueRef> args = {any()};
+    if (coin(0.5)) args.push_back(any());
+    std::vector<TensorType> types;
+    for (ValueRef a : args) types.push_back(type(a));
+    RandomProgramOptions sub = o_;
+    sub.calls = false;
+    sub.num_steps = static_cast<int>(pick(1, 4));
+    sub.max_results = 2;
+    FunctionPtr g = Gen(rng_(), sub, "callee" + std::to_string(b_.num_nodes())).callee(types);
+    for (ValueRef v : b_.add_multi(OpCode::call, args, CallAttrs{g})) pool_.push_back(v);
+  }
+  void barrier() {
+    std::vector<ValueRef> args = {any()};
+    if (coin(0.5)) args.push_back(any());
+    for (ValueRef v : b_.add_multi(OpCode::optimization_barrier, args)) pool_.push_back(v);
+  }
+
+  void step() {
+    switch (pick(0, 16)) {
+      case 0: case 1: unary(); return;
+      case 2: case 3: binary(); return;
+      case 4: compare_select(); return;
+      case 5: convert(); return;
+      case 6: broadcast(); return;
+      case 7: reshape(); return;
+      case 8: transpose(); return;
+      case 9: reduce(); return;
+      case 10: dot(); return;
+      case 11: slice(); return;
+      case 12: concatenate(); return;
+      case 13: iota(); return;
+      case 14: repeat(); return;
+      case 15: if (o_.calls) return call(); return binary();
+      default: if (o_.barriers) return barrier(); return unary();
+    }
+  }
+
+  FunctionPtr finish() {
+    std::vector<ValueRef> results = {pool_.back()};
+    int64_t extra = pick(0, o_.max_results - 1);
+    for (int64_t i = 0; i < extra; ++i) results.push_back(any());
+    return b_.build(results);
+  }
+
+  std::mt19937_64 rng_;
+  RandomProgramOptions o_;
+  Builder b_;
+  std::vector<ValueRef> pool_;
+};
+
+}  // namespace
+
+FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options) {
+  return Gen(seed, options, "main").program();
+}
+
+std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x5eedull);
+  std::vector<Literal> args;
+  for (int i = 0; i < f.num_params(); ++i) {
+    Literal l = Literal::zeros(f.param_type(i));
+    for (int64_t k = 0; k < l.numel(); ++k) {
+      switch (l.dtype()) {
+        case DType::f32:
+          l.data<float>()[k] = std::uniform_real_distribution<float>(-2, 2)(rng);
+          break;
+        case DType::i32:
+          l.data<int32_t>()[k] = static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
+          break;
+        case DType::boolean:
+          l.data<bool>()[k] = (rng() & 1) != 0;
+          break;
+        case DType::i64:
+          l.data<int64_t>()[k] = std::uniform_int_distribution<int64_t>(-5, 5)(rng);
+          break;
+        default:  // f64, f16, bf16, u8: zeros
+          break;
+      }
+    }
+    args.push_back(std::move(l));
+  }
+  return args;
+}
+
+}  // namespace lazax::testing

@@ -1,0 +1,48 @@
+// Random well-typed programs for differential testing (passes against the unoptimized program,
+// a backend against the reference interpreter), with arguments, a result comparison and a
+// shrinker that reduces a failing program. Library target: lazax_random_program.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lazax/ir/function.h"
+
+namespace lazax::testing {
+
+struct RandomProgramOptions {
+  int num_params = 3;
+  int num_steps = 14;  // generation steps; a step adds one to four nodes
+  int max_rank = 3;
+  int64_t max_dim = 4;
+  int max_results = 3;
+  bool integers = true;  // i32 values besides f32 (and bool from compare)
+  bool calls = true;     // `call` nodes with small random callees
+  bool barriers = true;  // optimization_barrier nodes
+};
+
+// A program of elementwise unary/binary ops, compare/select, convert, broadcast_in_dim, reshape,
+// transpose, reductions, dot_general, slice, concatenate, iota, constants (often 0 or 1),
+// repeated nodes, calls and barriers. Float values stay finite on arguments from
+// random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
+// The same seed and options give the same program.
+FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options = {});
+
+// Arguments for f's parameters: f32 in [-2, 2], i32 and i64 in [-5, 5], bools either way;
+// zeros for the other dtypes.
+std::vector<Literal> random_arguments(const Function& f, uint64_t seed);
+
+// "" when `got` matches `want`: same types, and per element NaN matches NaN, otherwise
+// |got - want| <= atol + rtol * |want| (0 and 0: exact, -0 equal to +0). Else a message naming
+// the result, element and values.
+std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
+                            double rtol = 0, double atol = 0);
+
+// Shrinks a program for which fails(f) holds: drops results and replaces nodes by new
+// parameters while the smaller program still fails; returns the smallest failing program
+// found (after at most max_tries calls of fails).
+FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const FunctionPtr&)>& fails,
+                           int max_tries = 2000);
+
+}  // namespace lazax::testing

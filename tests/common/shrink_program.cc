@@ -1,0 +1,99 @@
+// compare_results and shrink_program of random_program.h.
+#include <cmath>
+
+#include "lazax/ir/builder.h"
+#include "random_program.h"
+
+namespace lazax::testing {
+namespace {
+
+// f with only `results` kept and the nodes in `cut` replaced by new parameters (after the old
+// ones), dead nodes and unused old parameters dropped.
+FunctionPtr rebuild(const Function& f, const std::vector<ValueRef>& results,
+                    const std::vector<char>& cut) {
+  const auto& nodes = f.nodes();
+  std::vector<char> live(nodes.size(), 0);
+  for (ValueRef v : results) live[static_cast<size_t>(v.node)] = 1;
+  for (size_t i = nodes.size(); i-- > 0;) {
+    if (!live[i] || cut[i]) continue;
+    for (ValueRef v : nodes[i].operands) live[static_cast<size_t>(v.node)] = 1;
+  }
+  Builder b(f.name());
+  std::vector<std::vector<ValueRef>> map(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    bool param = static_cast<int>(i) < f.num_params();
+    if (live[i] && (param || cut[i]))
+      for (const TensorType& t : nodes[i].outputs) map[i].push_back(b.param(t));
+  }
+  for (size_t i = static_cast<size_t>(f.num_params()); i < nodes.size(); ++i) {
+    if (!live[i] || cut[i]) continue;
+    Node n = nodes[i];
+    for (ValueRef& v : n.operands) v = map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
+    map[i] = b.add_node(std::move(n));
+  }
+  std::vector<ValueRef> out;
+  for (ValueRef v : results) out.push_back(map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
+  return b.build(out);
+}
+
+bool close(double want, double got, double rtol, double atol) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+  if (want == got) return true;
+  return std::fabs(got - want) <= atol + rtol * std::fabs(want);
+}
+
+}  // namespace
+
+std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
+                            double rtol, double atol) {
+  if (want.size() != got.size())
+    return "expected " + std::to_string(want.size()) + " results, got " + std::to_string(got.size());
+  for (size_t r = 0; r < want.size(); ++r) {
+    if (want[r].type != got[r].type)
+      return "result " + std::to_string(r) + ": expected type " + want[r].type.str() + ", got " +
+             got[r].type.str();
+    for (int64_t k = 0; k < want[r].numel(); ++k) {
+      double w = want[r].at(k), g = got[r].at(k);
+      if (!close(w, g, rtol, atol))
+        return "result " + std::to_string(r) + " element " + std::to_string(k) + ": expected " +
+               std::to_string(w) + ", got " + std::to_string(g);
+    }
+  }
+  return "";
+}
+
+FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const FunctionPtr&)>& fails,
+                           int max_tries) {
+  int tries = 0;
+  auto attempt = [&](const std::vector<ValueRef>& results, const std::vector<char>& cut) {
+    if (tries >= max_tries) return false;
+    ++tries;
+    FunctionPtr g = rebuild(*f, results, cut);
+    if (!fails(g)) return false;
+    f = g;
+    return true;
+  };
+  for (bool progress = true; progress && tries < max_tries;) {
+    progress = false;
+    // Drop results one at a time.
+    for (size_t r = 0; f->results().size() > 1 && r < f->results().size();) {
+      std::vector<ValueRef> results = f->results();
+      results.erase(results.begin() + static_cast<std::ptrdiff_t>(r));
+      if (attempt(results, std::vector<char>(f->nodes().size(), 0))) {
+        progress = true;
+      } else {
+        ++r;
+      }
+    }
+    // Cut nodes (latest first: cutting one near the results removes the most).
+    for (size_t i = f->nodes().size(); i-- > static_cast<size_t>(f->num_params());) {
+      if (i >= f->nodes().size()) continue;
+      std::vector<char> cut(f->nodes().size(), 0);
+      cut[i] = 1;
+      if (attempt(f->results(), cut)) progress = true;
+    }
+  }
+  return f;
+}
+
+}  // namespace lazax::testing

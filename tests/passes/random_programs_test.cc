@@ -1,0 +1,117 @@
+// Differential testing of the pipeline: random well-typed programs (fixed seeds) give the same
+// results before and after optimize on the reference interpreter. A failure is shrunk and
+// printed as IR text. LAZAX_PASSES_FUZZ_SEEDS=N runs N more seeds (a long-run mode), starting
+// at LAZAX_PASSES_FUZZ_START (default 1000000).
+#include <cstdlib>
+
+#include "passes_test_util.h"
+
+namespace lazax {
+namespace {
+
+// The mismatch between f and optimize(f) on seeded arguments, "" when none.
+std::string mismatch(const FunctionPtr& f, const passes::PassOptions& o, uint64_t seed) {
+  FunctionPtr g = passes::optimize(f, o);
+  for (uint64_t s = seed; s < seed + 2; ++s) {
+    std::vector<Literal> args = testing::random_arguments(*f, s);
+    std::string d = testing::compare_results(interpret(*f, args), interpret(*g, args));
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
+void check_seeds(uint64_t first, uint64_t count, const passes::PassOptions& o,
+                 const testing::RandomProgramOptions& ro = {}) {
+  int failures = 0;
+  for (uint64_t seed = first; seed < first + count && failures < 3; ++seed) {
+    FunctionPtr f = testing::random_program(seed, ro);
+    std::string d;
+    try {
+      d = mismatch(f, o, seed);
+    } catch (const Error& e) {
+      d = std::string("threw: ") + e.what();
+    }
+    if (d.empty()) continue;
+    ++failures;
+    FunctionPtr small = testing::shrink_program(f, [&](const FunctionPtr& g) {
+      try {
+        return !mismatch(g, o, seed).empty();
+      } catch (const Error&) {
+        return true;
+      }
+    });
+    std::string after;
+    try {
+      after = print_program(*passes::optimize(small, o));
+    } catch (const Error& e) {
+      after = e.what();
+    }
+    ADD_FAILURE() << "seed " << seed << ": " << d << "\nshrunk program:\n"
+                  << print_program(*small) << "optimized:\n"
+                  << after;
+  }
+}
+
+TEST(RandomPrograms, OptimizeKeepsResults) {
+  check_seeds(1, 300, passes::PassOptions{});
+}
+
+TEST(RandomPrograms, EachPassAloneKeepsResults) {
+  for (int p = 0; p < 5; ++p) {
+    passes::PassOptions o;
+    o.inline_calls = p == 0;
+    o.simplify = p == 1;
+    o.fold_constants = p == 2;
+    o.cse = p == 3;
+    o.dce = p == 4;
+    check_seeds(5000 + 100 * static_cast<uint64_t>(p), 60, o);
+  }
+}
+
+TEST(RandomPrograms, LargerProgramsKeepResults) {
+  testing::RandomProgramOptions ro;
+  ro.num_steps = 40;
+  ro.num_params = 4;
+  check_seeds(9000, 60, passes::PassOptions{}, ro);
+}
+
+TEST(RandomPrograms, LongRunUnderEnvironmentVariable) {
+  const char* n = std::getenv("LAZAX_PASSES_FUZZ_SEEDS");
+  if (!n) GTEST_SKIP() << "set LAZAX_PASSES_FUZZ_SEEDS=N to run N more seeds";
+  const char* start = std::getenv("LAZAX_PASSES_FUZZ_START");
+  testing::RandomProgramOptions ro;
+  ro.num_steps = 30;
+  check_seeds(start ? std::strtoull(start, nullptr, 10) : 1000000, std::strtoull(n, nullptr, 10),
+              passes::PassOptions{}, ro);
+}
+
+TEST(RandomPrograms, GeneratorIsDeterministicAndWellTyped) {
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    FunctionPtr f = testing::random_program(seed);
+    verify(*f);
+    EXPECT_EQ(f->hash(), testing::random_program(seed)->hash());
+    EXPECT_EQ(parse_program(print_program(*f))->hash(), f->hash());
+  }
+  EXPECT_NE(testing::random_program(1)->hash(), testing::random_program(2)->hash());
+}
+
+// The shrinker on a planted failure, "has a live tanh": the shrunk program is one tanh.
+TEST(RandomPrograms, ShrinkerReducesAFailingProgram) {
+  for (uint64_t seed = 0; seed < 100; ++seed) {
+    FunctionPtr f = testing::random_program(seed, {.num_steps = 30});
+    auto fails = [](const FunctionPtr& g) {
+      return passes_test::count(*passes::dce(g), OpCode::tanh) > 0;
+    };
+    if (!fails(f) || passes_test::count(*f, OpCode::call) > 0) continue;
+    FunctionPtr small = testing::shrink_program(f, fails);
+    EXPECT_TRUE(fails(small));
+    EXPECT_EQ(small->results().size(), 1u);
+    EXPECT_EQ(small->nodes().size() - static_cast<size_t>(small->num_params()), 1u)
+        << print_program(*small);
+    return;
+  }
+  FAIL() << "no seed gave a program with a tanh";
+}
+
+}  // namespace
+}  // namespace lazax

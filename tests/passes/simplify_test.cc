@@ -1,0 +1,111 @@
+// simplify against the interpreter plus the nodes it removes.
+#include "passes_test_util.h"
+
+namespace lazax {
+namespace {
+
+using passes_test::count;
+using passes_test::expect_same_results;
+
+FunctionPtr simplified(const char* text) {
+  FunctionPtr f = parse_program(text);
+  FunctionPtr g = passes::dce(passes::simplify(f));
+  verify(*g);
+  expect_same_results(f, g);
+  return g;
+}
+
+TEST(Simplify, ArithmeticIdentities) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[2,3], %i: i32[3]) -> (f32[2,3], i32[3]) {
+  %0 = constant() {value=f32[] [1]} : f32[]
+  %1 = broadcast_in_dim(%0) {shape=[2,3], broadcast_dimensions=[]} : f32[2,3]
+  %2 = mul(%x, %1) : f32[2,3]
+  %3 = mul(%1, %2) : f32[2,3]
+  %4 = constant() {value=f32[2,3] [0, -0, 0, 0, 0, 0]} : f32[2,3]
+  %5 = add(%3, %4) : f32[2,3]
+  %6 = add(%4, %5) : f32[2,3]
+  %7 = sub(%6, %4) : f32[2,3]
+  %8 = div(%7, %1) : f32[2,3]
+  %9 = neg(%8) : f32[2,3]
+  %10 = neg(%9) : f32[2,3]
+  %11 = convert(%10) {dtype=f32} : f32[2,3]
+  %12 = constant() {value=i32[3] [0, 0, 0]} : i32[3]
+  %13 = add(%i, %12) : i32[3]
+  %14 = constant() {value=i32[3] [1, 1, 1]} : i32[3]
+  %15 = mul(%13, %14) : i32[3]
+  return %11, %15
+})");
+  EXPECT_EQ(g->nodes().size(), 2u) << print_program(*g);
+  EXPECT_EQ(g->results()[0], (ValueRef{0, 0}));
+  EXPECT_EQ(g->results()[1], (ValueRef{1, 0}));
+}
+
+TEST(Simplify, KeepsWhatIsNoIdentity) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
+  %0 = constant() {value=f32[2] [1, 2]} : f32[2]
+  %1 = mul(%x, %0) : f32[2]
+  %2 = constant() {value=f32[2] [0, 0]} : f32[2]
+  %3 = sub(%2, %x) : f32[2]
+  %4 = mul(%x, %2) : f32[2]
+  return %1, %3, %4
+})");
+  EXPECT_EQ(count(*g, OpCode::mul), 2) << "x*[1,2] and x*0 (NaN, -0) stay";
+  EXPECT_EQ(count(*g, OpCode::sub), 1) << "0-x is a negation, not x";
+}
+
+TEST(Simplify, LayoutChains) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[2,3,4], %y: f32[3]) -> (f32[2,3,4], f32[4,2,3], f32[6,4], f32[2,3,4], f32[5,3,2]) {
+  %0 = transpose(%x) {permutation=[2, 0, 1]} : f32[4,2,3]
+  %1 = transpose(%0) {permutation=[1, 2, 0]} : f32[2,3,4]
+  %2 = transpose(%x) {permutation=[1, 0, 2]} : f32[3,2,4]
+  %3 = transpose(%2) {permutation=[2, 1, 0]} : f32[4,2,3]
+  %4 = reshape(%x) {new_sizes=[24]} : f32[24]
+  %5 = reshape(%4) {new_sizes=[6,4]} : f32[6,4]
+  %6 = reshape(%4) {new_sizes=[2,3,4]} : f32[2,3,4]
+  %7 = broadcast_in_dim(%y) {shape=[3,2], broadcast_dimensions=[0]} : f32[3,2]
+  %8 = broadcast_in_dim(%7) {shape=[5,3,2], broadcast_dimensions=[1, 2]} : f32[5,3,2]
+  %9 = transpose(%1) {permutation=[0, 1, 2]} : f32[2,3,4]
+  %10 = broadcast_in_dim(%9) {shape=[2,3,4], broadcast_dimensions=[0, 1, 2]} : f32[2,3,4]
+  %11 = add(%10, %6) : f32[2,3,4]
+  return %1, %3, %5, %11, %8
+})");
+  EXPECT_EQ(g->results()[0], (ValueRef{0, 0})) << "transpose of its inverse is x";
+  EXPECT_EQ(count(*g, OpCode::transpose), 1) << print_program(*g);
+  EXPECT_EQ(count(*g, OpCode::reshape), 1) << "reshape(reshape(x)) is one reshape, or x";
+  EXPECT_EQ(count(*g, OpCode::broadcast_in_dim), 1) << "nested broadcasts compose";
+  const Node& add = g->node(g->results()[3].node);
+  EXPECT_EQ(add.operands[0], (ValueRef{0, 0})) << "identity transpose and broadcast go";
+  EXPECT_EQ(add.operands[1], (ValueRef{0, 0})) << "reshape back to x's shape is x";
+}
+
+TEST(Simplify, DotGeneralAbsorbsTransposes) {
+  FunctionPtr g = simplified(R"(
+func @main(%a: f32[3,2], %b: f32[4,3], %c: f32[2,4,3], %d: f32[2,3,5]) -> (f32[2,4], f32[2,4,5]) {
+  %0 = transpose(%a) {permutation=[1, 0]} : f32[2,3]
+  %1 = transpose(%b) {permutation=[1, 0]} : f32[3,4]
+  %2 = dot_general(%0, %1) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], rhs_contracting=[0]} : f32[2,4]
+  %3 = transpose(%c) {permutation=[0, 2, 1]} : f32[2,3,4]
+  %4 = dot_general(%3, %d) {lhs_batch=[0], rhs_batch=[0], lhs_contracting=[1], rhs_contracting=[1]} : f32[2,4,5]
+  return %2, %4
+})");
+  EXPECT_EQ(count(*g, OpCode::transpose), 0) << print_program(*g);
+  const auto& at = g->node(g->results()[0].node).attr<DotGeneralAttrs>();
+  EXPECT_EQ(at.lhs_contracting, IntList{0});
+  EXPECT_EQ(at.rhs_contracting, IntList{1});
+}
+
+TEST(Simplify, DotGeneralKeepsATransposeThatReordersFreeDims) {
+  FunctionPtr g = simplified(R"(
+func @main(%a: f32[3,2,4], %b: f32[2]) -> (f32[4,3]) {
+  %0 = transpose(%a) {permutation=[2, 0, 1]} : f32[4,3,2]
+  %1 = dot_general(%0, %b) {lhs_batch=[], rhs_batch=[], lhs_contracting=[2], rhs_contracting=[0]} : f32[4,3]
+  return %1
+})");
+  EXPECT_EQ(count(*g, OpCode::transpose), 1) << "folding would turn the result into [3,4]";
+}
+
+}  // namespace
+}  // namespace lazax
