@@ -19,7 +19,7 @@ const char* const kRunUsage =
     "                 [--grad] [--jvp T0.npy,T1.npy,...]\n"
     "  Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
     "  parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
-    "  (DIR is created if missing). --backend defaults to 'reference'.\n"
+    "  (DIR is created if missing). --backend defaults to $LAZAX_BACKEND, else 'cpu'.\n"
     "  --grad also writes DIR/grad0.npy, grad1.npy, ...: the gradient of result 0 (a floating\n"
     "  scalar) with respect to each parameter (zeros where it does not depend on it, and for\n"
     "  integer parameters), computed by lazax's autodiff rules.\n"

@@ -48,6 +48,9 @@ class Backend {
 // oracle), or "null": for measuring host cost only (compiles nothing, runs nothing, returns
 // zero-filled results; see null_backend.cc).
 std::unique_ptr<Backend> make_backend(const std::string& name);
+// The backend a process uses unless told otherwise: LAZAX_BACKEND when set (ValueError naming
+// the variable if it is not a backend), else "cpu".
+std::string default_backend_name();
 // The backends that compute (what tools offer): "null" is not listed.
 std::vector<std::string> backend_names();
 

@@ -3,19 +3,22 @@
 
 #include "kernels.h"
 #include "lazax/ir/builder.h"
+#include "lazax/passes/passes.h"
 
 namespace lazax {
 namespace {
 
 class CpuExecutable : public Executable {
  public:
-  explicit CpuExecutable(cpu::ProgramPtr p) : p_(std::move(p)) {}
+  CpuExecutable(cpu::ProgramPtr p, FunctionPtr f) : p_(std::move(p)), f_(std::move(f)) {}
   std::vector<Literal> run(std::span<const Literal* const> args) override { return p_->run(args); }
-  const Function& function() const override { return p_->function(); }
+  // The program as given (callers map results by it), not the optimized one.
+  const Function& function() const override { return *f_; }
   PlanStats plan_stats() const override { return p_->stats(); }
 
  private:
   cpu::ProgramPtr p_;
+  FunctionPtr f_;
 };
 
 class CpuBackend : public Backend {
@@ -24,7 +27,9 @@ class CpuBackend : public Backend {
   std::string name() const override { return "cpu"; }
   std::unique_ptr<Executable> compile(FunctionPtr f) override {
     verify(*f);
-    return std::make_unique<CpuExecutable>(cpu::compile_program(f));
+    passes::PassOptions o;
+    o.verify = false;  // the passes keep a verified program verified (tests/passes check it)
+    return std::make_unique<CpuExecutable>(cpu::compile_program(passes::optimize(f, o)), f);
   }
 };
 
