@@ -15,16 +15,31 @@ namespace lazax {
 namespace {
 
 std::string mismatch(const FunctionPtr& f, uint64_t seed) {
+  // (f32 math functions differ in the last bits between the cpu kernels and the reference.)
   auto exe = make_backend("cpu")->compile(f);
   std::vector<Literal> args = testing::random_arguments(*f, seed);
   // f32 GEMMs and reductions accumulate in f32 on cpu, in f64 on the reference.
-  return testing::compare_results(interpret(*f, args), exe->run(args), 1e-4, 1e-4);
+  std::vector<Literal> want = interpret(*f, args);
+  std::string d = testing::compare_results(want, exe->run(args), 1e-4, 1e-4);
+  if (d.empty()) return d;
+  // An ill-conditioned program (pow then cos of a large sum, say) turns f32 rounding into
+  // different results: skip it when nudging its f32 arguments by 1e-6 changes the reference's
+  // results beyond the tolerance too.
+  std::vector<Literal> nudged;
+  for (const Literal& a : args) {
+    Literal b = a.clone();
+    if (b.dtype() == DType::f32)
+      for (int64_t i = 0; i < b.numel(); ++i) b.data<float>()[i] *= 1.000001f;
+    nudged.push_back(std::move(b));
+  }
+  if (!testing::compare_results(want, interpret(*f, nudged), 1e-4, 1e-4).empty()) return "";
+  return d;
 }
 
-void check_seeds(uint64_t first, uint64_t count) {
+void check_seeds(uint64_t first, uint64_t count, const testing::RandomProgramOptions& o = {}) {
   int failures = 0;
   for (uint64_t seed = first; seed < first + count && failures < 3; ++seed) {
-    FunctionPtr f = testing::random_program(seed);
+    FunctionPtr f = testing::random_program(seed, o);
     std::string d;
     try {
       d = mismatch(f, seed);
@@ -45,6 +60,15 @@ void check_seeds(uint64_t first, uint64_t count) {
 }
 
 TEST(CpuRandomPrograms, MatchTheReference) { check_seeds(1, 400); }
+
+// Larger shapes, so that elementwise chains reach the fused kernels' size threshold.
+TEST(CpuRandomPrograms, LargerShapesMatchTheReference) {
+  testing::RandomProgramOptions o;
+  o.max_dim = 16;
+  o.max_rank = 3;
+  o.num_steps = 20;
+  check_seeds(5000, 150, o);
+}
 
 TEST(CpuRandomPrograms, FuzzSeedsFromEnvironment) {
   const char* n = std::getenv("LAZAX_CPU_FUZZ_SEEDS");

@@ -123,6 +123,21 @@ const std::vector<Case>& cases() {
        "func @main(%x: i32[3,4], %w: i32[4,2]) -> (i32[3,2]) {\n"
        "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], "
        "lhs_contracting=[1], rhs_contracting=[0]} : i32[3,2]\n  return %0\n}"},
+      {"fused_chain",  // one fused kernel: scalars, broadcasts, compare/select, two outputs
+       "func @main(%a: f32[64,40], %b: f32[64,40], %s: f32[], %p: bool[64,40]) -> "
+       "(f32[64,40], f32[64,40], bool[64,40], f32[64]) {\n"
+       "  %0 = broadcast_in_dim(%s) {shape=[64,40], broadcast_dimensions=[]} : f32[64,40]\n"
+       "  %1 = mul(%a, %0) : f32[64,40]\n  %2 = add(%1, %b) : f32[64,40]\n"
+       "  %3 = tanh(%2) : f32[64,40]\n  %4 = compare(%3, %a) {dir=gt} : bool[64,40]\n"
+       "  %5 = select(%4, %3, %b) : f32[64,40]\n  %6 = logistic(%5) : f32[64,40]\n"
+       "  %7 = exp(%6) : f32[64,40]\n  %8 = sub(%7, %0) : f32[64,40]\n"
+       "  %9 = select(%p, %8, %1) : f32[64,40]\n  %10 = max(%9, %a) : f32[64,40]\n"
+       "  %11 = min(%10, %b) : f32[64,40]\n  %12 = abs(%11) : f32[64,40]\n"
+       "  %13 = sqrt(%12) : f32[64,40]\n  %14 = rsqrt(%12) : f32[64,40]\n"
+       "  %15 = log(%14) : f32[64,40]\n  %16 = erf(%15) : f32[64,40]\n"
+       "  %17 = div(%16, %13) : f32[64,40]\n  %18 = neg(%17) : f32[64,40]\n"
+       "  %19 = reduce_sum(%18) {axes=[1]} : f32[64]\n"
+       "  return %18, %3, %4, %19\n}"},
       {"call",
        "func @f(%x: f32[3]) -> (f32[3]) {\n  %0 = exp(%x) : f32[3]\n  return %0\n}\n\n"
        "func @main(%x: f32[3]) -> (f32[3]) {\n  %0 = call(%x) {callee=@f} : f32[3]\n"
@@ -243,6 +258,15 @@ TEST(CpuBackend, GemmGoesThroughOneDnn) {
       auto exe = make_backend("cpu")->compile(parse_program(c.text));
       EXPECT_EQ(exe->plan_stats().gemm, 1) << name;
     }
+  }
+}
+
+TEST(CpuBackend, ElementwiseChainsAreFused) {
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "fused_chain") continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fused, 1);
+    EXPECT_EQ(exe->plan_stats().fused_ops, 19);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "fused.h"
 #include "kernels.h"
 #include "lazax/core/error.h"
 #include "lazax/ir/interpreter.h"
@@ -87,8 +88,36 @@ class Compiler {
 
     std::vector<TensorType> in_types;
     SubCompiler sub = [this](const FunctionPtr& g) { return compile(g); };
+    // Fusion groups: each runs as one step at the place of its last member.
+    std::vector<FusionGroup> groups = fuse_groups(f);
+    std::vector<int32_t> group_of(f.nodes().size(), -1);
+    std::vector<int32_t> last_member(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g) {
+      for (int32_t m : groups[g].members)
+        group_of[static_cast<size_t>(m)] = static_cast<int32_t>(g);
+      last_member[g] = groups[g].members.back();
+    }
+    std::vector<bool> used_outside(f.nodes().size(), false);
+    for (const Node& node : f.nodes()) {
+      int32_t g = group_of[static_cast<size_t>(&node - f.nodes().data())];
+      for (ValueRef v : node.operands)
+        if (g < 0 || group_of[static_cast<size_t>(v.node)] != g)
+          used_outside[static_cast<size_t>(v.node)] = true;
+    }
+    for (ValueRef r : f.results()) used_outside[static_cast<size_t>(r.node)] = true;
     for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
       const Node& node = f.nodes()[i];
+      if (int32_t g = group_of[i]; g >= 0) {
+        if (last_member[static_cast<size_t>(g)] != static_cast<int32_t>(i)) continue;
+        Step s;
+        s.node = &node;
+        s.fn = &run_fused;
+        s.state = plan_fused(f, groups[static_cast<size_t>(g)], base, used_outside, s.in, s.out);
+        ++p.stats_.fused;
+        p.stats_.fused_ops += static_cast<int64_t>(groups[static_cast<size_t>(g)].members.size());
+        p.steps_.push_back(std::move(s));
+        continue;
+      }
       Step s;
       s.node = &node;
       in_types.clear();
