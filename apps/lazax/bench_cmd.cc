@@ -5,6 +5,7 @@
 
 #include "assume_pure_bench.h"
 #include "cli.h"
+#include "kernels_bench.h"
 #include "trace_bench.h"
 
 namespace lazax::cli {
@@ -127,6 +128,7 @@ int bench_command(std::span<const std::string> args) {
   }
   if (args[0] == "assume-pure") return assume_pure_command(args);
   if (args[0] == "trace") return trace_command(args);
+  if (args[0] == "kernels") return bench::kernels_bench_command(args);
   throw UsageError("unknown benchmark '" + args[0] + "'");
 }
 

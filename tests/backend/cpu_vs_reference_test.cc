@@ -95,6 +95,18 @@ const std::vector<Case>& cases() {
        "  %3 = reduce_prod(%a) {axes=[0, 1]} : f32[]\n"
        "  %4 = argmax(%a) {axis=1, index_dtype=i64} : i64[4]\n"
        "  %5 = cumsum(%a) {axis=1, reverse=false} : f32[4,6]\n  return %0, %1, %2, %3, %4, %5\n}"},
+      {"reduce_blocks",  // middle and trailing blocks of axes, rows long enough to unroll
+       "func @main(%a: f32[3,50,7]) -> (f32[3,7], f32[3], f32[50,7], f32[3,50]) {\n"
+       "  %0 = reduce_sum(%a) {axes=[1]} : f32[3,7]\n"
+       "  %1 = reduce_max(%a) {axes=[1, 2]} : f32[3]\n"
+       "  %2 = reduce_min(%a) {axes=[0]} : f32[50,7]\n"
+       "  %3 = reduce_sum(%a) {axes=[2]} : f32[3,50]\n  return %0, %1, %2, %3\n}"},
+      {"layout_dtypes",
+       "func @main(%a: bf16[3,4,5], %b: i64[4], %c: u8[2,3]) -> (bf16[5,3,4], i64[3,4,2], "
+       "u8[3,2]) {\n"
+       "  %0 = transpose(%a) {permutation=[2, 0, 1]} : bf16[5,3,4]\n"
+       "  %1 = broadcast_in_dim(%b) {shape=[3,4,2], broadcast_dimensions=[1]} : i64[3,4,2]\n"
+       "  %2 = transpose(%c) {permutation=[1, 0]} : u8[3,2]\n  return %0, %1, %2\n}"},
       {"random_bits",
        "func @main(%k: i64[2]) -> (i32[5], i64[2]) {\n"
        "  %0:2 = random_bits(%k) {shape=[5], dtype=i32} : (i32[5], i64[2])\n"
@@ -138,6 +150,16 @@ const std::vector<Case>& cases() {
        "  %17 = div(%16, %13) : f32[64,40]\n  %18 = neg(%17) : f32[64,40]\n"
        "  %19 = reduce_sum(%18) {axes=[1]} : f32[64]\n"
        "  return %18, %3, %4, %19\n}"},
+      {"softmax_bias",  // row and column broadcasts read inside the fused kernels
+       "func @main(%x: f32[32,64], %b: f32[64]) -> (f32[32,64]) {\n"
+       "  %0 = reduce_max(%x) {axes=[1]} : f32[32]\n"
+       "  %1 = broadcast_in_dim(%0) {shape=[32,64], broadcast_dimensions=[0]} : f32[32,64]\n"
+       "  %2 = sub(%x, %1) : f32[32,64]\n  %3 = exp(%2) : f32[32,64]\n"
+       "  %4 = reduce_sum(%3) {axes=[1]} : f32[32]\n"
+       "  %5 = broadcast_in_dim(%4) {shape=[32,64], broadcast_dimensions=[0]} : f32[32,64]\n"
+       "  %6 = div(%3, %5) : f32[32,64]\n"
+       "  %7 = broadcast_in_dim(%b) {shape=[32,64], broadcast_dimensions=[1]} : f32[32,64]\n"
+       "  %8 = add(%6, %7) : f32[32,64]\n  return %8\n}"},
       {"call",
        "func @f(%x: f32[3]) -> (f32[3]) {\n  %0 = exp(%x) : f32[3]\n  return %0\n}\n\n"
        "func @main(%x: f32[3]) -> (f32[3]) {\n  %0 = call(%x) {callee=@f} : f32[3]\n"
@@ -267,6 +289,12 @@ TEST(CpuBackend, ElementwiseChainsAreFused) {
     auto exe = make_backend("cpu")->compile(parse_program(c.text));
     EXPECT_EQ(exe->plan_stats().fused, 1);
     EXPECT_EQ(exe->plan_stats().fused_ops, 19);
+  }
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "softmax_bias") continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fused, 2);  // broadcast+sub+exp, broadcast+div+broadcast+add
+    EXPECT_EQ(exe->plan_stats().fallback, 0);
   }
 }
 

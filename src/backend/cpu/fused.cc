@@ -21,6 +21,8 @@ enum class Op : uint8_t {
   load_bool,
   scalar,
   scalar_bool,
+  load_rows,
+  load_cols,
   add,
   sub,
   mul,
@@ -47,7 +49,10 @@ enum class Op : uint8_t {
 
 struct Instr {
   Op op;
-  int32_t dst, a = -1, b = -1, c = -1;  // registers; for load/scalar, a is the input index
+  // Registers; for the loads, a is the input index and `len`, for load_rows/load_cols, the size
+  // of the trailing dims the operand is repeated over / the operand's size.
+  int32_t dst, a = -1, b = -1, c = -1;
+  int64_t len = 0;
 };
 
 bool fusible_op(const Node& n, Op& op) {
@@ -130,6 +135,21 @@ bool fusible_op(const Node& n, Op& op) {
   }
 }
 
+// A broadcast_in_dim of a non-scalar the kernel reads directly: 1 when the operand is the
+// leading dims of the result (a value per row), 2 when it is the trailing dims (a bias), else 0.
+int broadcast_kind(const Node& n, const Shape& in) {
+  const auto& a = n.attr<BroadcastInDimAttrs>();
+  const Shape& out = n.outputs[0].shape;
+  size_t k = in.rank(), r = out.rank();
+  bool lead = true, trail = true;
+  for (size_t i = 0; i < k; ++i) {
+    lead = lead && a.broadcast_dimensions[i] == static_cast<int64_t>(i) && in[i] == out[i];
+    trail = trail && a.broadcast_dimensions[i] == static_cast<int64_t>(r - k + i) &&
+            in[i] == out[r - k + i];
+  }
+  return lead ? 1 : (trail ? 2 : 0);
+}
+
 // Whether node `i` can be a member: a fusible op on f32 values (bool for compare's result and
 // select's predicate) of `shape`, each operand of that shape or a scalar.
 bool fusible(const Function& f, const Node& n, const Shape& shape) {
@@ -142,9 +162,11 @@ bool fusible(const Function& f, const Node& n, const Shape& shape) {
     const TensorType& t = f.type(n.operands[k]);
     DType want = n.op == OpCode::select && k == 0 ? DType::boolean : DType::f32;
     if (t.dtype != want) return false;
-    if (n.op == OpCode::broadcast_in_dim ? t.shape.rank() != 0
-                                         : (t.shape != shape && t.shape.rank() != 0))
+    if (n.op == OpCode::broadcast_in_dim) {
+      if (t.shape.rank() != 0 && broadcast_kind(n, t.shape) == 0) return false;
+    } else if (t.shape != shape && t.shape.rank() != 0) {
       return false;
+    }
   }
   return true;
 }
@@ -186,7 +208,8 @@ std::vector<FusionGroup> fuse_groups(const Function& f) {
   }
   std::vector<FusionGroup> out;
   for (auto& g : groups)
-    if (g.members.size() >= 2) out.push_back(std::move(g));
+    if (g.members.size() > 1 || f.node(g.members[0]).op != OpCode::broadcast_in_dim)
+      out.push_back(std::move(g));  // a lone op still runs faster here than in the interpreter
   return out;
 }
 
@@ -217,6 +240,17 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
     const Node& n = f.node(m);
     Op op;
     fusible_op(n, op);
+    const TensorType& t0 = f.type(n.operands[0]);
+    if (n.op == OpCode::broadcast_in_dim && t0.shape.rank() != 0) {
+      int kind = broadcast_kind(n, t0.shape);
+      int32_t input = static_cast<int32_t>(in_slots.size());
+      in_slots.push_back(slot_base[static_cast<size_t>(n.operands[0].node)] + n.operands[0].index);
+      int64_t per = kind == 1 ? n.outputs[0].numel() / t0.numel() : t0.numel();
+      Instr ld{kind == 1 ? Op::load_rows : Op::load_cols, k->num_regs++, input, -1, -1, per};
+      k->code.push_back(ld);
+      reg_of_node[static_cast<size_t>(m)] = ld.dst;
+      continue;
+    }
     int32_t a = reg_for(n.operands[0]);
     if (n.op == OpCode::broadcast_in_dim) {
       reg_of_node[static_cast<size_t>(m)] = a;  // a scalar register already is broadcast
@@ -246,7 +280,7 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
   auto R = [&](int32_t r) { return regs + static_cast<int64_t>(r) * kTile; };
   for (const Instr& in : k.code) {
     float* d = R(in.dst);
-    const void* src = in.op <= Op::scalar_bool ? ins[static_cast<size_t>(in.a)] : nullptr;
+    const void* src = in.op <= Op::load_cols ? ins[static_cast<size_t>(in.a)] : nullptr;
     if (in.op == Op::load) {
       std::memcpy(d, static_cast<const float*>(src) + i0, static_cast<size_t>(n) * 4);
       continue;
@@ -254,6 +288,20 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
     if (in.op == Op::load_bool) {
       const bool* p = static_cast<const bool*>(src) + i0;
       for (int64_t i = 0; i < n; ++i) d[i] = p[i] ? 1.0f : 0.0f;
+      continue;
+    }
+    if (in.op == Op::load_rows) {  // element i reads value (i0 + i) / len
+      const float* p = static_cast<const float*>(src);
+      for (int64_t i = 0; i < n; ++i) d[i] = p[(i0 + i) / in.len];
+      continue;
+    }
+    if (in.op == Op::load_cols) {  // element i reads value (i0 + i) % len
+      const float* p = static_cast<const float*>(src);
+      int64_t j = i0 % in.len;
+      for (int64_t i = 0; i < n; ++i) {
+        d[i] = p[j];
+        if (++j == in.len) j = 0;
+      }
       continue;
     }
     if (in.op == Op::scalar || in.op == Op::scalar_bool) {

@@ -1,6 +1,10 @@
 // Compiling a Function into a Program (slots, steps, liveness, peak bytes) and running it.
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "fused.h"
@@ -47,12 +51,65 @@ std::vector<Literal> Program::run(std::span<const Literal* const> args) const {
   return run_values(std::move(values));
 }
 
+namespace {
+
+// LAZAX_CPU_PROFILE=1: time spent per kernel kind (gemm, fused, reduce, layout, the op of each
+// fallback; control flow counts its bodies' steps, not itself), printed to stderr at exit.
+class Profile {
+ public:
+  static Profile* get() {
+    static Profile* p = std::getenv("LAZAX_CPU_PROFILE") ? new Profile() : nullptr;
+    return p;
+  }
+  void add(const Step& s, double seconds) {
+    if (has_flag(s.node->op, kHasBodies)) return;
+    std::string key = s.fn == &run_fallback ? "fallback:" + std::string(op_name(s.node->op))
+                      : s.fn == &run_gemm   ? "gemm"
+                      : s.fn == &run_layout ? "layout"
+                      : s.fn == &run_reduce ? "reduce"
+                                            : "fused";
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& [t, n] = table_[key];
+    t += seconds;
+    ++n;
+  }
+  ~Profile() = default;
+
+ private:
+  Profile() {
+    std::atexit([] {
+      Profile* p = get();
+      std::vector<std::pair<double, std::string>> rows;
+      double total = 0;
+      for (auto& [k, v] : p->table_) {
+        rows.emplace_back(v.first, k + " (" + std::to_string(v.second) + " runs)");
+        total += v.first;
+      }
+      std::sort(rows.rbegin(), rows.rend());
+      std::fprintf(stderr, "[cpu profile] %.3f s in kernels\n", total);
+      for (auto& [t, k] : rows)
+        std::fprintf(stderr, "  %9.3f s %5.1f%%  %s\n", t, 100 * t / total, k.c_str());
+    });
+  }
+  std::mutex mu_;
+  std::map<std::string, std::pair<double, int64_t>> table_;
+};
+
+}  // namespace
+
 std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
   Frame frame(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < param_slots_.size(); ++i)
     frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
+  Profile* profile = Profile::get();
   for (const Step& s : steps_) {
-    s.fn(s, frame);
+    if (profile) {
+      auto t0 = std::chrono::steady_clock::now();
+      s.fn(s, frame);
+      profile->add(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      s.fn(s, frame);
+    }
     for (int32_t r : s.release) frame[static_cast<size_t>(r)] = Literal();
   }
   std::vector<Literal> out;
@@ -141,6 +198,11 @@ class Compiler {
     } else if (node.op == OpCode::dot_general && (s.state = plan_gemm(node, in))) {
       s.fn = &run_gemm;
       ++st.gemm;
+    } else if ((node.op == OpCode::broadcast_in_dim || node.op == OpCode::transpose) &&
+               (s.state = plan_layout(node, in))) {
+      s.fn = &run_layout;
+    } else if ((s.state = plan_reduce(node, in))) {
+      s.fn = &run_reduce;
     } else {
       s.fn = &run_fallback;
       ++st.fallback;
