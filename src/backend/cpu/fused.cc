@@ -346,7 +346,8 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
       case Op::tanh:
         LAZAX_LOOP(std::tanh(a[i]))
       case Op::logistic:
-        LAZAX_LOOP(1.0f / (1.0f + std::exp(-a[i])))
+        LAZAX_LOOP(a[i] >= 0 ? 1.0f / (1.0f + std::exp(-a[i]))  // as the reference
+                                        : std::exp(a[i]) / (1.0f + std::exp(a[i])))
       case Op::sqrt:
         LAZAX_LOOP(std::sqrt(a[i]))
       case Op::rsqrt:

@@ -1,10 +1,12 @@
 // reduce_sum / reduce_max / reduce_min on f32 over a contiguous block of axes: the operand is
-// viewed as [outer, reduced, inner]. inner == 1 (the last axes: softmax, RMS norm) sums each row
-// with 8 independent accumulators (vectorized); otherwise rows of `inner` elements are added
-// elementwise. Rows of the result are split over the OpenMP pool; each element's order of
+// viewed as [outer, reduced, inner]. inner == 1 (the last axes: softmax, RMS norm) reduces each
+// row with 8 independent accumulators (vectorized); otherwise rows of `inner` elements are
+// combined elementwise. Sums accumulate in f64, as the reference interpreter's do, so results
+// rarely differ from its in the last bit. Rows of the result are split over the OpenMP pool; each element's order of
 // additions is fixed, so results do not depend on the thread count.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "kernels.h"
 
@@ -28,15 +30,25 @@ float identity(OpCode op) {
   return op == OpCode::reduce_max ? -INFINITY : INFINITY;
 }
 
+float sum_row(const float* x, int64_t n) {
+  constexpr int kLanes = 8;
+  double acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += static_cast<double>(x[i + l]);
+  double r = 0;
+  for (double a : acc) r += a;
+  for (; i < n; ++i) r += static_cast<double>(x[i]);
+  return static_cast<float>(r);
+}
+
 float reduce_row(OpCode op, const float* x, int64_t n) {
+  if (op == OpCode::reduce_sum) return sum_row(x, n);
   constexpr int kLanes = 8;
   float acc[kLanes];
   std::fill(acc, acc + kLanes, identity(op));
   int64_t i = 0;
-  if (op == OpCode::reduce_sum) {
-    for (; i + kLanes <= n; i += kLanes)
-      for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l];
-  } else {
+  {
     for (; i + kLanes <= n; i += kLanes)
       for (int l = 0; l < kLanes; ++l) acc[l] = combine(op, acc[l], x[i + l]);
   }
@@ -86,16 +98,26 @@ void run_reduce(const Step& step, Frame& frame) {
 #pragma omp parallel for schedule(static) if (outer * red > 65536)
     for (int64_t o = 0; o < outer; ++o) y[o] = reduce_row(op, x + o * red, red);
   } else {
-#pragma omp parallel for schedule(static) if (outer * red * inner > 65536)
-    for (int64_t o = 0; o < outer; ++o) {
-      float* yo = y + o * inner;
-      std::fill(yo, yo + inner, identity(op));
-      for (int64_t k = 0; k < red; ++k) {
-        const float* xk = x + (o * red + k) * inner;
+#pragma omp parallel if (outer * red * inner > 65536)
+    {
+      std::vector<double> acc(op == OpCode::reduce_sum ? static_cast<size_t>(inner) : 0);
+#pragma omp for schedule(static)
+      for (int64_t o = 0; o < outer; ++o) {
+        float* yo = y + o * inner;
         if (op == OpCode::reduce_sum) {
-          for (int64_t i = 0; i < inner; ++i) yo[i] += xk[i];
+          std::fill(acc.begin(), acc.end(), 0.0);
+          for (int64_t k = 0; k < red; ++k) {
+            const float* xk = x + (o * red + k) * inner;
+            for (int64_t i = 0; i < inner; ++i)
+              acc[static_cast<size_t>(i)] += static_cast<double>(xk[i]);
+          }
+          for (int64_t i = 0; i < inner; ++i) yo[i] = static_cast<float>(acc[static_cast<size_t>(i)]);
         } else {
-          for (int64_t i = 0; i < inner; ++i) yo[i] = combine(op, yo[i], xk[i]);
+          std::fill(yo, yo + inner, identity(op));
+          for (int64_t k = 0; k < red; ++k) {
+            const float* xk = x + (o * red + k) * inner;
+            for (int64_t i = 0; i < inner; ++i) yo[i] = combine(op, yo[i], xk[i]);
+          }
         }
       }
     }
