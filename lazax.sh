@@ -54,7 +54,7 @@ case "${1:-}" in
     seed=${LAZAX_SHUFFLE_SEED:-$((RANDOM % 99999 + 1))}
     echo "[lazax.sh] each test binary twice, shuffled (seed $seed; LAZAX_SHUFFLE_SEED repeats it)"
     failed=()
-    for t in core ir io runtime trace autodiff api pure; do
+    for t in core ir io passes runtime trace autodiff api pure nn; do
       ./build/tests/test_$t --gtest_shuffle --gtest_random_seed="$seed" --gtest_repeat=2 \
         --gtest_brief=1 > build/shuffle-$t.log 2>&1 || { tail -40 build/shuffle-$t.log; failed+=("$t"); }
     done
@@ -65,7 +65,7 @@ case "${1:-}" in
     fi
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
-    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io")
+    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io|passes")
     echo "[lazax.sh] fuzzing the IR parser with libFuzzer for ${LAZAX_FUZZ_SECONDS:-30} s"
     if ! tests/fuzz/run_fuzz.sh "${LAZAX_FUZZ_SECONDS:-30}" > build-fuzz.log 2>&1; then
       tail -40 build-fuzz.log
@@ -79,7 +79,7 @@ case "${1:-}" in
     # core-only sanitizer run; CI runs it after `test`.
     install_missing
     build build-asan-full Debug -DLAZAX_SANITIZE=ON
-    (cd build-asan-full && ctest --output-on-failure -j "$JOBS" -L "runtime|trace|api|autodiff|pure")
+    (cd build-asan-full && ctest --output-on-failure -j "$JOBS" -L "runtime|trace|api|autodiff|pure|nn")
     ;;
   bench)
     install_missing >&2

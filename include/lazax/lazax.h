@@ -1,5 +1,5 @@
 // The one header a user includes: tensors and their ops, random numbers, autograd, the JAX-style
-// transforms, pure functions and staged control flow.
+// transforms, pure functions, staged control flow and the nn modules.
 #pragma once
 #include "lazax/api/random.h"
 #include "lazax/api/tensor.h"
@@ -8,3 +8,7 @@
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/nn/layers.h"
+#include "lazax/nn/llama.h"
+#include "lazax/nn/module.h"
+#include "lazax/nn/scan_layers.h"

@@ -299,7 +299,8 @@ Tensor where(const Tensor& cond, const Tensor& a, double b) {
 // detached), the dtype is x's, and bool is refused.
 Tensor relu(const Tensor& x) {
   reject_bool(x, "relu");
-  Tensor zero = host_scalar(0.0, x.dtype());
+  // One zero of x's shape for both compares and the select (one broadcast node, not three).
+  Tensor zero = broadcast_to_shape(host_scalar(0.0, x.dtype()), x.shape(), "relu");
   return where(gt(x, zero), x, where(lt(x, zero), zero, x.detach()));
 }
 Tensor silu(const Tensor& x) {

@@ -52,7 +52,8 @@ FunctionPtr cse(const FunctionPtr& f) {
       if (merged) continue;
     }
     std::vector<ValueRef> outs = r.copy(n, std::move(attrs));
-    if (mergeable) seen.emplace(h, outs.empty() ? static_cast<int32_t>(b.num_nodes() - 1) : outs[0].node);
+    if (mergeable)
+      seen.emplace(h, outs.empty() ? static_cast<int32_t>(b.num_nodes() - 1) : outs[0].node);
     r.set(static_cast<int32_t>(i), std::move(outs));
   }
   return r.finish();

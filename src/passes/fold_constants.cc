@@ -53,6 +53,7 @@ FunctionPtr fold_constants(const FunctionPtr& f, int64_t max_elements) {
     FunctionPtr g = one.build(one.add_multi(n.op, params, attrs));
     std::vector<Literal> values = interpret(*g, args);
     std::vector<ValueRef> outs;
+    outs.reserve(values.size());
     for (const Literal& v : values) outs.push_back(r.builder().constant(v, n.debug));
     r.set(static_cast<int32_t>(i), std::move(outs));
     r.changed = true;

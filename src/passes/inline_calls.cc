@@ -15,7 +15,8 @@ FunctionPtr inline_calls(const FunctionPtr& f, bool keep_calls_outlined) {
     if (n.op == OpCode::call && !keep_calls_outlined) {
       // The callee in `attrs` has its own calls inlined already.
       const Function& callee = *std::get<CallAttrs>(attrs).callee;
-      r.set(static_cast<int32_t>(i), detail::emit_inline(r.builder(), callee, r.mapped_operands(n)));
+      r.set(static_cast<int32_t>(i),
+            detail::emit_inline(r.builder(), callee, r.mapped_operands(n)));
       r.changed = true;
       continue;
     }

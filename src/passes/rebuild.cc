@@ -67,7 +67,8 @@ bool map_bodies(Attrs& attrs, const std::function<FunctionPtr(const FunctionPtr&
 std::vector<ValueRef> emit_inline(Builder& b, const Function& g,
                                   const std::vector<ValueRef>& args) {
   std::vector<std::vector<ValueRef>> map(g.nodes().size());
-  for (int i = 0; i < g.num_params(); ++i) map[static_cast<size_t>(i)] = {args[static_cast<size_t>(i)]};
+  for (int i = 0; i < g.num_params(); ++i)
+    map[static_cast<size_t>(i)] = {args[static_cast<size_t>(i)]};
   auto mapped = [&](ValueRef v) {
     return map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
   };

@@ -55,6 +55,24 @@ std::optional<ValueRef> simplify_arith(const Builder& b, const Node& n,
     case OpCode::convert:
       if (b.type(ops[0]).dtype == n.attr<ConvertAttrs>().dtype) return ops[0];
       break;
+    case OpCode::select: {
+      if (ops[1] == ops[2]) return ops[1];
+      auto pred = splat(b, ops[0]);
+      if (pred) return *pred != 0 ? ops[1] : ops[2];
+      break;
+    }
+    case OpCode::reduce_sum:
+    case OpCode::reduce_max:
+    case OpCode::reduce_min:
+    case OpCode::reduce_prod:
+      if (n.attr<ReduceAttrs>().axes.empty()) return ops[0];
+      break;
+    case OpCode::concatenate:
+      if (ops.size() == 1) return ops[0];
+      break;
+    case OpCode::slice:
+      if (b.type(ops[0]) == n.outputs[0]) return ops[0];  // the whole operand
+      break;
     default:
       break;
   }

@@ -74,7 +74,8 @@ std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRe
 
 }  // namespace
 
-std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
+std::optional<ValueRef> simplify_layout(Builder& b, const Node& n,
+                                        const std::vector<ValueRef>& ops) {
   switch (n.op) {
     case OpCode::transpose:
       return transpose(b, n, ops[0]);

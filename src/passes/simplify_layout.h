@@ -10,6 +10,7 @@ namespace lazax::passes::detail {
 
 // The value node `n` (whose operands are `ops` in `b`) becomes, adding nodes to `b` if needed;
 // nullopt when no rewrite applies.
-std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops);
+std::optional<ValueRef> simplify_layout(Builder& b, const Node& n,
+                                        const std::vector<ValueRef>& ops);
 
 }  // namespace lazax::passes::detail

@@ -20,11 +20,20 @@ class Gen {
     for (int i = 0; i < o_.num_steps; ++i) step();
     return finish();
   }
-  // A callee: parameters of the given types, a few steps, results among its values.
-  FunctionPtr callee(const std::vector<TensorType>& params) {
+  // A callee: parameters of the given types, a few steps, results among its values (of the
+  // types `results` when not empty: a value of the pool, else a constant).
+  FunctionPtr callee(const std::vector<TensorType>& params,
+                     const std::vector<TensorType>& results = {}) {
     for (const TensorType& t : params) pool_.push_back(b_.param(t));
     for (int i = 0; i < o_.num_steps; ++i) step();
-    return finish();
+    if (results.empty()) return finish();
+    std::vector<ValueRef> out;
+    out.reserve(results.size());
+    for (const TensorType& t : results) {
+      auto v = choose([&](ValueRef x) { return type(x) == t; });
+      out.push_back(v ? *v : constant(t));
+    }
+    return b_.build(out);
   }
 
  private:
@@ -51,11 +60,14 @@ class Gen {
       if (ok(v)) fit.push_back(v);
     if (fit.empty()) return std::nullopt;
     size_t n = fit.size();
-    if (n > 4 && coin(0.6)) return fit[static_cast<size_t>(pick(static_cast<int64_t>(n) - 4, static_cast<int64_t>(n) - 1))];
+    if (n > 4 && coin(0.6))
+      return fit[static_cast<size_t>(
+          pick(static_cast<int64_t>(n) - 4, static_cast<int64_t>(n) - 1))];
     return fit[static_cast<size_t>(pick(0, static_cast<int64_t>(n) - 1))];
   }
   ValueRef any() {
-    return *choose([](ValueRef) { return true; });
+    if (pool_.empty()) pool_.push_back(constant({DType::f32, Shape{}}));
+    return choose([](ValueRef) { return true; }).value_or(pool_.back());
   }
   ValueRef numeric() {
     auto v = choose([&](ValueRef x) { return type(x).dtype != DType::boolean; });
@@ -78,7 +90,7 @@ class Gen {
   }
   // A constant of type t: random values, or all 0 / all 1 (which simplify removes).
   ValueRef constant(const TensorType& t) {
-    int64_t kind = pick(0, 5);
+    int64_t kind = pick(0, 3);
     if (kind == 0) return scalar_splat(t, 0);
     if (kind == 1) return scalar_splat(t, 1);
     Literal l = Literal::zeros(t);
@@ -94,16 +106,15 @@ class Gen {
     return b_.constant(l);
   }
   ValueRef partner(ValueRef x) {  // a value of x's type
-    auto v = coin(0.7) ? choose([&](ValueRef y) { return type(y) == type(x); }) : std::nullopt;
+    auto v = coin(0.6) ? choose([&](ValueRef y) { return type(y) == type(x); }) : std::nullopt;
     return v ? *v : constant(type(x));
   }
 
   void unary() {
     ValueRef x = floating();
-    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::sign,
-                                        OpCode::tanh, OpCode::logistic, OpCode::sin,
-                                        OpCode::cos,  OpCode::erf,      OpCode::floor,
-                                        OpCode::round};
+    static constexpr OpCode kTotal[] = {OpCode::neg,      OpCode::abs,  OpCode::sign, OpCode::tanh,
+                                        OpCode::logistic, OpCode::sin,  OpCode::cos,  OpCode::erf,
+                                        OpCode::floor,    OpCode::round};
     switch (pick(0, 4)) {
       case 0:  // exp of a bounded value
         add(OpCode::exp, {add(OpCode::tanh, {x})});
@@ -123,19 +134,34 @@ class Gen {
   void binary() {
     ValueRef x = numeric();
     ValueRef y = partner(x);
+    if (coin(0.4)) std::swap(x, y);  // constants on either side
     bool f = is_f32(x);
     switch (pick(0, f ? 7 : 5)) {
-      case 0: add(OpCode::add, {x, y}); return;
-      case 1: add(OpCode::sub, {x, y}); return;
-      case 2: add(OpCode::mul, {x, y}); return;
-      case 3: add(OpCode::max, {x, y}); return;
-      case 4: add(OpCode::min, {x, y}); return;
-      case 5:  // x / (|y| + 1): integer division too
-        add(OpCode::div, {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+      case 0:
+        add(OpCode::add, {x, y});
         return;
-      case 6: add(OpCode::atan2, {x, y}); return;
+      case 1:
+        add(OpCode::sub, {x, y});
+        return;
+      case 2:
+        add(OpCode::mul, {x, y});
+        return;
+      case 3:
+        add(OpCode::max, {x, y});
+        return;
+      case 4:
+        add(OpCode::min, {x, y});
+        return;
+      case 5:  // x / (|y| + 1): integer division too
+        add(OpCode::div,
+            {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+        return;
+      case 6:
+        add(OpCode::atan2, {x, y});
+        return;
       default:  // (|x| + 1) ** y
-        add(OpCode::pow, {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});
+        add(OpCode::pow,
+            {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});
     }
   }
   void compare_select() {
@@ -206,23 +232,31 @@ class Gen {
     ValueRef t = add(OpCode::transpose, {x}, TransposeAttrs{p});
     if (coin(0.3)) {  // and back (simplify's transpose of a transpose)
       IntList inv(p.size(), 0);
-      for (size_t i = 0; i < p.size(); ++i) inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
+      for (size_t i = 0; i < p.size(); ++i)
+        inv[static_cast<size_t>(p[i])] = static_cast<int64_t>(i);
       add(OpCode::transpose, {t}, TransposeAttrs{inv});
     }
   }
   void reduce() {
-    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
+    auto x = choose(
+        [&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
     if (!x) return unary();
     IntList axes;
     for (size_t d = 0; d < type(*x).shape.rank(); ++d)
       if (coin(0.5)) axes.push_back(static_cast<int64_t>(d));
-    if (axes.empty()) axes.push_back(0);
+    if (axes.empty() && coin(0.8)) axes.push_back(0);  // (no axes: an identity)
     static constexpr OpCode kOps[] = {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min};
     add(kOps[pick(0, 2)], {*x}, ReduceAttrs{axes});
   }
   void dot() {
     auto x = choose([&](ValueRef v) { return is_f32(v) && type(v).shape.rank() > 0; });
     if (!x) return binary();
+    if (coin(0.3) && type(*x).shape.rank() > 1) {  // a transposed lhs (simplify may fold it)
+      IntList p;
+      for (size_t d = 0; d < type(*x).shape.rank(); ++d) p.push_back(static_cast<int64_t>(d));
+      std::shuffle(p.begin(), p.end(), rng_);
+      x = b_.add(OpCode::transpose, {*x}, TransposeAttrs{p});
+    }
     const Shape& xs = type(*x).shape;
     auto c = static_cast<int64_t>(pick(0, static_cast<int64_t>(xs.rank()) - 1));
     int64_t k = xs[static_cast<size_t>(c)];
@@ -241,7 +275,8 @@ class Gen {
     } else {  // a [k, m] operand, sometimes as the transpose of an [m, k] constant
       int64_t m = pick(1, o_.max_dim);
       if (coin(0.5)) {
-        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})}, TransposeAttrs{{1, 0}});
+        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})},
+                    TransposeAttrs{{1, 0}});
       } else {
         yv = constant({DType::f32, Shape{k, m}});
       }
@@ -254,7 +289,13 @@ class Gen {
     if (!x) return unary();
     SliceAttrs a;
     bool strided = coin(0.3);
+    bool whole = coin(0.15);
     for (int64_t d : type(*x).shape) {
+      if (whole) {
+        a.start_indices.push_back(0);
+        a.limit_indices.push_back(d);
+        continue;
+      }
       int64_t start = pick(0, std::max<int64_t>(d - 1, 0));
       a.start_indices.push_back(start);
       a.limit_indices.push_back(pick(std::min(start + 1, d), d));
@@ -279,8 +320,9 @@ class Gen {
   void iota() {
     Shape s;
     for (int64_t r = pick(1, o_.max_rank); r > 0; --r) s.dims().push_back(pick(1, o_.max_dim));
-    add(OpCode::iota, {}, IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
-                                    pick(0, static_cast<int64_t>(s.rank()) - 1)});
+    add(OpCode::iota, {},
+        IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
+                  pick(0, static_cast<int64_t>(s.rank()) - 1)});
   }
   void repeat() {  // the same node again (CSE merges it)
     auto v = choose([&](ValueRef x) {
@@ -291,17 +333,77 @@ class Gen {
     Node n = b_.node(v->node);
     pool_.push_back(b_.add_node(n)[0]);
   }
-  void call() {
-    std::vector<ValueRef> args = {any()};
-    if (coin(0.5)) args.push_back(any());
-    std::vector<TensorType> types;
-    for (ValueRef a : args) types.push_back(type(a));
+  // A small random sub-function (no control flow in it; calls when `calls`).
+  FunctionPtr sub_function(const std::string& name, const std::vector<TensorType>& params,
+                           const std::vector<TensorType>& results, bool calls) {
     RandomProgramOptions sub = o_;
-    sub.calls = false;
+    sub.calls = calls;
+    sub.control_flow = false;
     sub.num_steps = static_cast<int>(pick(1, 4));
     sub.max_results = 2;
-    FunctionPtr g = Gen(rng_(), sub, "callee" + std::to_string(b_.num_nodes())).callee(types);
-    for (ValueRef v : b_.add_multi(OpCode::call, args, CallAttrs{g})) pool_.push_back(v);
+    return Gen(rng_(), sub, name + std::to_string(b_.num_nodes())).callee(params, results);
+  }
+  std::vector<ValueRef> some_values(std::vector<TensorType>& types) {
+    std::vector<ValueRef> args = {any()};
+    if (coin(0.5)) args.push_back(any());
+    for (ValueRef a : args) types.push_back(type(a));
+    return args;
+  }
+  void push(const std::vector<ValueRef>& outs) {
+    pool_.insert(pool_.end(), outs.begin(), outs.end());
+  }
+
+  void call() {
+    std::vector<TensorType> types;
+    std::vector<ValueRef> args = some_values(types);
+    FunctionPtr g = sub_function("callee", types, {}, false);
+    push(b_.add_multi(OpCode::call, args, CallAttrs{g}));
+  }
+  // cond on the sign of a sum, two random branches of one signature.
+  void cond() {
+    ValueRef s = floating();
+    IntList axes;
+    for (size_t d = 0; d < type(s).shape.rank(); ++d) axes.push_back(static_cast<int64_t>(d));
+    if (!axes.empty()) s = b_.add(OpCode::reduce_sum, {s}, ReduceAttrs{axes});
+    ValueRef zero = b_.constant(Literal::scalar<float>(0));
+    ValueRef index = b_.add(OpCode::compare, {s, zero}, CompareAttrs{CompareDir::lt});
+    std::vector<TensorType> types;
+    std::vector<ValueRef> args = some_values(types);
+    FunctionPtr g0 = sub_function("branch", types, {}, true);
+    FunctionPtr g1 = sub_function("branch", types, g0->result_types(), true);
+    args.insert(args.begin(), index);
+    push(b_.add_multi(OpCode::cond, args, CondAttrs{{g0, g1}}));
+  }
+  // scan over the leading dim of a value, one carry.
+  void scan() {
+    auto xs = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
+    if (!xs) return call();
+    ValueRef c = any();
+    TensorType x = type(*xs);
+    int64_t length = x.shape[0];
+    x.shape = Shape(Dims(x.shape.begin() + 1, x.shape.end()));
+    TensorType y = coin(0.5) ? x : type(c);
+    FunctionPtr body = sub_function("scan_body", {type(c), x}, {type(c), y}, true);
+    push(b_.add_multi(OpCode::scan, {c, *xs}, ScanAttrs{body, length, 1, coin(0.5)}));
+  }
+  // while i < n: (i + 1, g(v)), g a random callee (called in the body).
+  void while_loop() {
+    ValueRef v = any();
+    TensorType i32{DType::i32, Shape{}};
+    Builder cb("while_cond" + std::to_string(b_.num_nodes()));
+    ValueRef i = cb.param(i32);
+    cb.param(type(v));
+    ValueRef n = cb.constant(Literal::scalar<int32_t>(static_cast<int32_t>(pick(0, 3))));
+    FunctionPtr condf = cb.build({cb.add(OpCode::compare, {i, n}, CompareAttrs{CompareDir::lt})});
+    FunctionPtr g = sub_function("while_step", {type(v)}, {type(v)}, false);
+    Builder bb("while_body" + std::to_string(b_.num_nodes()));
+    ValueRef bi = bb.param(i32);
+    ValueRef bv = bb.param(type(v));
+    ValueRef next = bb.add(OpCode::call, {bv}, CallAttrs{g});
+    ValueRef one = bb.constant(Literal::scalar<int32_t>(1));
+    FunctionPtr body = bb.build({bb.add(OpCode::add, {bi, one}), next});
+    ValueRef zero = b_.constant(Literal::scalar<int32_t>(0));
+    push(b_.add_multi(OpCode::while_, {zero, v}, WhileAttrs{condf, body}));
   }
   void barrier() {
     std::vector<ValueRef> args = {any()};
@@ -310,27 +412,70 @@ class Gen {
   }
 
   void step() {
-    switch (pick(0, 16)) {
-      case 0: case 1: unary(); return;
-      case 2: case 3: binary(); return;
-      case 4: compare_select(); return;
-      case 5: convert(); return;
-      case 6: broadcast(); return;
-      case 7: reshape(); return;
-      case 8: transpose(); return;
-      case 9: reduce(); return;
-      case 10: dot(); return;
-      case 11: slice(); return;
-      case 12: concatenate(); return;
-      case 13: iota(); return;
-      case 14: repeat(); return;
-      case 15: if (o_.calls) return call(); return binary();
-      default: if (o_.barriers) return barrier(); return unary();
+    switch (pick(0, 17)) {
+      case 0:
+      case 1:
+        unary();
+        return;
+      case 2:
+      case 3:
+        binary();
+        return;
+      case 4:
+        compare_select();
+        return;
+      case 5:
+        convert();
+        return;
+      case 6:
+        broadcast();
+        return;
+      case 7:
+        reshape();
+        return;
+      case 8:
+        transpose();
+        return;
+      case 9:
+        reduce();
+        return;
+      case 10:
+        dot();
+        return;
+      case 11:
+        slice();
+        return;
+      case 12:
+        concatenate();
+        return;
+      case 13:
+        iota();
+        return;
+      case 14:
+        repeat();
+        return;
+      case 15:
+        if (o_.calls) return call();
+        return binary();
+      case 16:
+        if (!o_.control_flow) return unary();
+        switch (pick(0, 2)) {
+          case 0:
+            return cond();
+          case 1:
+            return scan();
+          default:
+            return while_loop();
+        }
+      default:
+        if (o_.barriers) return barrier();
+        return unary();
     }
   }
 
   FunctionPtr finish() {
-    std::vector<ValueRef> results = {pool_.back()};
+    std::vector<ValueRef> results = {any()};
+    results[0] = pool_.back();
     int64_t extra = pick(0, o_.max_results - 1);
     for (int64_t i = 0; i < extra; ++i) results.push_back(any());
     return b_.build(results);
@@ -359,7 +504,8 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
           l.data<float>()[k] = std::uniform_real_distribution<float>(-2, 2)(rng);
           break;
         case DType::i32:
-          l.data<int32_t>()[k] = static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
+          l.data<int32_t>()[k] =
+              static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
           break;
         case DType::boolean:
           l.data<bool>()[k] = (rng() & 1) != 0;

@@ -20,12 +20,14 @@ struct RandomProgramOptions {
   bool integers = true;  // i32 values besides f32 (and bool from compare)
   bool calls = true;     // `call` nodes with small random callees
   bool barriers = true;  // optimization_barrier nodes
+  // cond, scan and while nodes with small random bodies (which may call callees)
+  bool control_flow = true;
 };
 
 // A program of elementwise unary/binary ops, compare/select, convert, broadcast_in_dim, reshape,
 // transpose, reductions, dot_general, slice, concatenate, iota, constants (often 0 or 1),
-// repeated nodes, calls and barriers. Float values stay finite on arguments from
-// random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
+// repeated nodes, calls, barriers and cond/scan/while nodes. Float values stay finite on arguments
+// from random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
 // The same seed and options give the same program.
 FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options = {});
 
@@ -39,8 +41,9 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed);
 std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
                             double rtol = 0, double atol = 0);
 
-// Shrinks a program for which fails(f) holds: drops results and replaces nodes by new
-// parameters while the smaller program still fails; returns the smallest failing program
+// Shrinks a program for which fails(f) holds: drops results, returns a result node's operand
+// instead, replaces nodes by new parameters or by an operand of their type, while the smaller
+// program still fails; returns the smallest failing program
 // found (after at most max_tries calls of fails).
 FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const FunctionPtr&)>& fails,
                            int max_tries = 2000);

@@ -1,5 +1,6 @@
 // compare_results and shrink_program of random_program.h.
 #include <cmath>
+#include <optional>
 
 #include "lazax/ir/builder.h"
 #include "random_program.h"
@@ -7,15 +8,28 @@
 namespace lazax::testing {
 namespace {
 
-// f with only `results` kept and the nodes in `cut` replaced by new parameters (after the old
-// ones), dead nodes and unused old parameters dropped.
+// What the shrinker does to node `node`: replace it by new parameters, or by its operand
+// `operand` (of the same type as its one output).
+struct Edit {
+  size_t node = 0;
+  int operand = -1;  // -1: cut into parameters
+};
+
+// f with only `results` kept and `edit` applied (when `edit` is set), dead nodes and unused
+// parameters dropped.
 FunctionPtr rebuild(const Function& f, const std::vector<ValueRef>& results,
-                    const std::vector<char>& cut) {
+                    std::optional<Edit> edit) {
   const auto& nodes = f.nodes();
+  std::vector<char> cut(nodes.size(), 0);
+  if (edit && edit->operand < 0) cut[edit->node] = 1;
   std::vector<char> live(nodes.size(), 0);
   for (ValueRef v : results) live[static_cast<size_t>(v.node)] = 1;
   for (size_t i = nodes.size(); i-- > 0;) {
     if (!live[i] || cut[i]) continue;
+    if (edit && edit->node == i && edit->operand >= 0) {
+      live[static_cast<size_t>(nodes[i].operands[static_cast<size_t>(edit->operand)].node)] = 1;
+      continue;
+    }
     for (ValueRef v : nodes[i].operands) live[static_cast<size_t>(v.node)] = 1;
   }
   Builder b(f.name());
@@ -27,12 +41,20 @@ FunctionPtr rebuild(const Function& f, const std::vector<ValueRef>& results,
   }
   for (size_t i = static_cast<size_t>(f.num_params()); i < nodes.size(); ++i) {
     if (!live[i] || cut[i]) continue;
+    if (edit && edit->node == i && edit->operand >= 0) {
+      ValueRef v = nodes[i].operands[static_cast<size_t>(edit->operand)];
+      map[i] = {map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]};
+      continue;
+    }
     Node n = nodes[i];
-    for (ValueRef& v : n.operands) v = map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
+    for (ValueRef& v : n.operands)
+      v = map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)];
     map[i] = b.add_node(std::move(n));
   }
   std::vector<ValueRef> out;
-  for (ValueRef v : results) out.push_back(map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
+  out.reserve(results.size());
+  for (ValueRef v : results)
+    out.push_back(map[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
   return b.build(out);
 }
 
@@ -47,7 +69,8 @@ bool close(double want, double got, double rtol, double atol) {
 std::string compare_results(const std::vector<Literal>& want, const std::vector<Literal>& got,
                             double rtol, double atol) {
   if (want.size() != got.size())
-    return "expected " + std::to_string(want.size()) + " results, got " + std::to_string(got.size());
+    return "expected " + std::to_string(want.size()) + " results, got " +
+           std::to_string(got.size());
   for (size_t r = 0; r < want.size(); ++r) {
     if (want[r].type != got[r].type)
       return "result " + std::to_string(r) + ": expected type " + want[r].type.str() + ", got " +
@@ -65,10 +88,10 @@ std::string compare_results(const std::vector<Literal>& want, const std::vector<
 FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const FunctionPtr&)>& fails,
                            int max_tries) {
   int tries = 0;
-  auto attempt = [&](const std::vector<ValueRef>& results, const std::vector<char>& cut) {
+  auto attempt = [&](const std::vector<ValueRef>& results, std::optional<Edit> edit) {
     if (tries >= max_tries) return false;
     ++tries;
-    FunctionPtr g = rebuild(*f, results, cut);
+    FunctionPtr g = rebuild(*f, results, edit);
     if (!fails(g)) return false;
     f = g;
     return true;
@@ -79,18 +102,39 @@ FunctionPtr shrink_program(FunctionPtr f, const std::function<bool(const Functio
     for (size_t r = 0; f->results().size() > 1 && r < f->results().size();) {
       std::vector<ValueRef> results = f->results();
       results.erase(results.begin() + static_cast<std::ptrdiff_t>(r));
-      if (attempt(results, std::vector<char>(f->nodes().size(), 0))) {
+      if (attempt(results, std::nullopt)) {
         progress = true;
       } else {
         ++r;
       }
     }
-    // Cut nodes (latest first: cutting one near the results removes the most).
+    // Return an operand of a result's node instead of the result.
+    for (size_t r = 0; r < f->results().size(); ++r) {
+      const Node& n = f->node(f->results()[r].node);
+      for (size_t k = 0; k < n.operands.size(); ++k) {
+        std::vector<ValueRef> results = f->results();
+        results[r] = n.operands[k];
+        if (attempt(results, std::nullopt)) {
+          progress = true;
+          break;
+        }
+      }
+    }
+    // Cut nodes, or bypass them (latest first: an edit near the results removes the most).
     for (size_t i = f->nodes().size(); i-- > static_cast<size_t>(f->num_params());) {
       if (i >= f->nodes().size()) continue;
-      std::vector<char> cut(f->nodes().size(), 0);
-      cut[i] = 1;
-      if (attempt(f->results(), cut)) progress = true;
+      if (attempt(f->results(), Edit{i, -1})) {
+        progress = true;
+        continue;
+      }
+      const Node& n = f->nodes()[i];
+      for (size_t k = 0; n.outputs.size() == 1 && k < n.operands.size(); ++k) {
+        if (f->type(n.operands[k]) != n.outputs[0]) continue;
+        if (attempt(f->results(), Edit{i, static_cast<int>(k)})) {
+          progress = true;
+          break;
+        }
+      }
     }
   }
   return f;

@@ -17,6 +17,7 @@ ALLOWED = {
     "runtime": {"core", "ir", "trace", "passes", "backend", "runtime"},
     "api": {"core", "ir", "trace", "passes", "backend", "runtime", "api"},
     "autodiff": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff"},
+    "nn": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff", "nn"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

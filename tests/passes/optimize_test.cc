@@ -26,7 +26,8 @@ func @main(%x: f32[2,3], %w: f32[2,4]) -> (f32[3,4]) {
   %2 = add(%0, %1) : f32[3,2]
   %3 = constant() {value=f32[2] [1, 2]} : f32[2]
   %4 = exp(%3) : f32[2]
-  %5 = dot_general(%2, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], rhs_contracting=[0]} : f32[3,4]
+  %5 = dot_general(%2, %w) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[1], rhs_contracting=[0]} : f32[3,4]
   return %5
 })";
 
@@ -90,7 +91,8 @@ TEST(Optimize, UnwritableDumpDirIsAnError) {
 // The IR corpus (tests/ir/corpus/good) through optimize, then the interpreter.
 TEST(Optimize, CorpusProgramsKeepTheirResults) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator(fs::path(LAZAX_SOURCE_DIR) / "tests/ir/corpus/good")) {
+  for (const auto& e :
+       fs::directory_iterator(fs::path(LAZAX_SOURCE_DIR) / "tests/ir/corpus/good")) {
     std::ifstream in(e.path());
     std::stringstream text;
     text << in.rdbuf();
@@ -98,7 +100,8 @@ TEST(Optimize, CorpusProgramsKeepTheirResults) {
     FunctionPtr g = passes::optimize(f);
     std::vector<Literal> args = testing::random_arguments(*f, 7);
     EXPECT_EQ(testing::compare_results(interpret(*f, args), interpret(*g, args)), "")
-        << e.path() << "\n" << print_program(*g);
+        << e.path() << "\n"
+        << print_program(*g);
     ++n;
   }
   EXPECT_GE(n, 5);

@@ -2,6 +2,7 @@
 // results before and after optimize on the reference interpreter. A failure is shrunk and
 // printed as IR text. LAZAX_PASSES_FUZZ_SEEDS=N runs N more seeds (a long-run mode), starting
 // at LAZAX_PASSES_FUZZ_START (default 1000000).
+#include <cstdio>
 #include <cstdlib>
 
 #include "passes_test_util.h"
@@ -52,9 +53,7 @@ void check_seeds(uint64_t first, uint64_t count, const passes::PassOptions& o,
   }
 }
 
-TEST(RandomPrograms, OptimizeKeepsResults) {
-  check_seeds(1, 300, passes::PassOptions{});
-}
+TEST(RandomPrograms, OptimizeKeepsResults) { check_seeds(1, 1000, passes::PassOptions{}); }
 
 TEST(RandomPrograms, EachPassAloneKeepsResults) {
   for (int p = 0; p < 5; ++p) {
@@ -64,7 +63,7 @@ TEST(RandomPrograms, EachPassAloneKeepsResults) {
     o.fold_constants = p == 2;
     o.cse = p == 3;
     o.dce = p == 4;
-    check_seeds(5000 + 100 * static_cast<uint64_t>(p), 60, o);
+    check_seeds(5000 + 1000 * static_cast<uint64_t>(p), 200, o);
   }
 }
 
@@ -72,7 +71,7 @@ TEST(RandomPrograms, LargerProgramsKeepResults) {
   testing::RandomProgramOptions ro;
   ro.num_steps = 40;
   ro.num_params = 4;
-  check_seeds(9000, 60, passes::PassOptions{}, ro);
+  check_seeds(20000, 200, passes::PassOptions{}, ro);
 }
 
 TEST(RandomPrograms, LongRunUnderEnvironmentVariable) {
@@ -95,10 +94,30 @@ TEST(RandomPrograms, GeneratorIsDeterministicAndWellTyped) {
   EXPECT_NE(testing::random_program(1)->hash(), testing::random_program(2)->hash());
 }
 
+// Each pass finds work in a good share of the generated programs (else the differential test
+// would prove little).
+TEST(RandomPrograms, EveryPassHasWorkInTheGeneratedPrograms) {
+  const std::pair<const char*, FunctionPtr (*)(const FunctionPtr&)> kPasses[] = {
+      {"inline_calls", [](const FunctionPtr& f) { return passes::inline_calls(f); }},
+      {"simplify", passes::simplify},
+      {"fold_constants", [](const FunctionPtr& f) { return passes::fold_constants(f); }},
+      {"cse", passes::cse},
+      {"dce", passes::dce}};
+  for (const auto& [name, pass] : kPasses) {
+    int changed = 0;
+    for (uint64_t seed = 1; seed <= 300; ++seed) {
+      FunctionPtr f = testing::random_program(seed);
+      changed += pass(f) != f ? 1 : 0;
+    }
+    EXPECT_GE(changed, 30) << name << " changed " << changed << " of 300 programs";
+    std::printf("%s changes %d of 300 programs\n", name, changed);
+  }
+}
+
 // The shrinker on a planted failure, "has a live tanh": the shrunk program is one tanh.
 TEST(RandomPrograms, ShrinkerReducesAFailingProgram) {
   for (uint64_t seed = 0; seed < 100; ++seed) {
-    FunctionPtr f = testing::random_program(seed, {.num_steps = 30});
+    FunctionPtr f = testing::random_program(seed, {.num_steps = 30, .barriers = false});
     auto fails = [](const FunctionPtr& g) {
       return passes_test::count(*passes::dce(g), OpCode::tanh) > 0;
     };

@@ -55,9 +55,30 @@ func @main(%x: f32[2]) -> (f32[2], f32[2], f32[2]) {
   EXPECT_EQ(count(*g, OpCode::sub), 1) << "0-x is a negation, not x";
 }
 
+TEST(Simplify, SelectsReductionsSlicesConcatenates) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[2,3], %y: f32[2,3], %c: bool[2,3]) -> (f32[2,3], f32[2,3], f32[2,3],
+                                                         f32[2,3], f32[2,3], f32[2,3], f32[1,3]) {
+  %0 = select(%c, %x, %x) : f32[2,3]
+  %1 = constant() {value=bool[] [true]} : bool[]
+  %2 = select(%1, %x, %y) : f32[2,3]
+  %3 = constant() {value=bool[2,3] [false, false, false, false, false, false]} : bool[2,3]
+  %4 = select(%3, %x, %y) : f32[2,3]
+  %5 = reduce_sum(%x) {axes=[]} : f32[2,3]
+  %6 = slice(%x) {start_indices=[0, 0], limit_indices=[2, 3], strides=[1, 1]} : f32[2,3]
+  %7 = concatenate(%y) {dimension=0} : f32[2,3]
+  %8 = slice(%x) {start_indices=[1, 0], limit_indices=[2, 3], strides=[]} : f32[1,3]
+  return %0, %2, %4, %5, %6, %7, %8
+})");
+  std::vector<ValueRef> want = {{0, 0}, {0, 0}, {1, 0}, {0, 0}, {0, 0}, {1, 0}};
+  for (size_t r = 0; r < want.size(); ++r) EXPECT_EQ(g->results()[r], want[r]) << r;
+  EXPECT_EQ(count(*g, OpCode::slice), 1) << "a real slice stays";
+}
+
 TEST(Simplify, LayoutChains) {
   FunctionPtr g = simplified(R"(
-func @main(%x: f32[2,3,4], %y: f32[3]) -> (f32[2,3,4], f32[4,2,3], f32[6,4], f32[2,3,4], f32[5,3,2]) {
+func @main(%x: f32[2,3,4], %y: f32[3])
+    -> (f32[2,3,4], f32[4,2,3], f32[6,4], f32[2,3,4], f32[5,3,2]) {
   %0 = transpose(%x) {permutation=[2, 0, 1]} : f32[4,2,3]
   %1 = transpose(%0) {permutation=[1, 2, 0]} : f32[2,3,4]
   %2 = transpose(%x) {permutation=[1, 0, 2]} : f32[3,2,4]
@@ -86,9 +107,11 @@ TEST(Simplify, DotGeneralAbsorbsTransposes) {
 func @main(%a: f32[3,2], %b: f32[4,3], %c: f32[2,4,3], %d: f32[2,3,5]) -> (f32[2,4], f32[2,4,5]) {
   %0 = transpose(%a) {permutation=[1, 0]} : f32[2,3]
   %1 = transpose(%b) {permutation=[1, 0]} : f32[3,4]
-  %2 = dot_general(%0, %1) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], rhs_contracting=[0]} : f32[2,4]
+  %2 = dot_general(%0, %1) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[1], rhs_contracting=[0]} : f32[2,4]
   %3 = transpose(%c) {permutation=[0, 2, 1]} : f32[2,3,4]
-  %4 = dot_general(%3, %d) {lhs_batch=[0], rhs_batch=[0], lhs_contracting=[1], rhs_contracting=[1]} : f32[2,4,5]
+  %4 = dot_general(%3, %d) {lhs_batch=[0], rhs_batch=[0],
+      lhs_contracting=[1], rhs_contracting=[1]} : f32[2,4,5]
   return %2, %4
 })");
   EXPECT_EQ(count(*g, OpCode::transpose), 0) << print_program(*g);
@@ -101,7 +124,8 @@ TEST(Simplify, DotGeneralKeepsATransposeThatReordersFreeDims) {
   FunctionPtr g = simplified(R"(
 func @main(%a: f32[3,2,4], %b: f32[2]) -> (f32[4,3]) {
   %0 = transpose(%a) {permutation=[2, 0, 1]} : f32[4,3,2]
-  %1 = dot_general(%0, %b) {lhs_batch=[], rhs_batch=[], lhs_contracting=[2], rhs_contracting=[0]} : f32[4,3]
+  %1 = dot_general(%0, %b) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[2], rhs_contracting=[0]} : f32[4,3]
   return %1
 })");
   EXPECT_EQ(count(*g, OpCode::transpose), 1) << "folding would turn the result into [3,4]";

@@ -27,9 +27,11 @@ FunctionPtr cse(const FunctionPtr& f);
 // barriers and ops with sub-functions alone.
 FunctionPtr fold_constants(const FunctionPtr& f, int64_t max_elements = 1024);
 // Local rewrites: x*1, 1*x, x+0, 0+x, x-0, x/1 (the constant may be broadcast), neg(neg(x)),
-// convert to the same dtype, identity and nested transposes / reshapes / broadcast_in_dim,
-// dot_general of a transpose folded into the dimension numbers when the free dimensions keep
-// their order. x+0 -> x keeps a -0 that the addition would have turned into +0.
+// convert to the same dtype, select(c, x, x) and select on a constant predicate, reductions over
+// no axes, concatenate of one operand, a slice of everything, identity and nested transposes /
+// reshapes / broadcast_in_dim, dot_general of a transpose folded into the dimension numbers when
+// the free dimensions keep their order. x+0 -> x (and reduce_sum over no axes) keeps a -0 that
+// the addition would have turned into +0.
 FunctionPtr simplify(const FunctionPtr& f);
 
 struct PassOptions {

@@ -279,5 +279,11 @@ inline Literal output(const Node& node, size_t i = 0) { return Literal::zeros(no
 inline void require(bool ok, const Node& node, const std::string& what) {
   if (!ok) throw VerifyError("[interpret] " + std::string(op_name(node.op)) + ": " + what);
 }
+// The same with a message built only on failure (the checks run for every node executed).
+template <class What>
+  requires std::is_invocable_r_v<std::string, What>
+inline void require(bool ok, const Node& node, What what) {
+  if (!ok) require(false, node, what());
+}
 
 }  // namespace lazax::interp

@@ -11,10 +11,12 @@ namespace lazax::interp {
 namespace {
 
 void check_elementwise(const Node& node, std::span<const Literal> in, size_t arity) {
-  require(in.size() == arity, node, "expects " + std::to_string(arity) + " operands");
-  for (const auto& x : in)
-    require(x.numel() == node.outputs.at(0).numel(), node,
-            "operand " + x.type.str() + " does not match result " + node.outputs[0].str());
+  require(in.size() == arity, node, [&] { return "expects " + std::to_string(arity) + " operands"; });
+  for (const auto& x : in) {
+    require(x.numel() == node.outputs.at(0).numel(), node, [&] {
+      return "operand " + x.type.str() + " does not match result " + node.outputs[0].str();
+    });
+  }
 }
 
 // out[i] = fn(load(x[i])), computed in compute_t and stored to the (same) dtype.
@@ -274,7 +276,8 @@ std::vector<Literal> kernel_select(const Node& node, std::span<const Literal> in
   require(pred.dtype() == DType::boolean, node, "predicate must be bool");
   require(scalar_pred || pred.numel() == out.numel(), node, "predicate shape does not match");
   for (size_t k = 1; k < 3; ++k)
-    require(in[k].type == out.type, node, "branch " + in[k].type.str() + " does not match result");
+    require(in[k].type == out.type, node,
+            [&] { return "branch " + in[k].type.str() + " does not match result"; });
   const bool* p = pred.data<bool>();
   for (int64_t i = 0; i < out.numel(); ++i)
     copy_element(out, i, p[scalar_pred ? 0 : i] ? in[1] : in[2], i);

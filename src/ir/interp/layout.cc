@@ -19,7 +19,8 @@ Dims clamped_starts(const Node& node, std::span<const Literal> in, size_t first,
   Dims starts(shape.rank(), 0);
   for (size_t d = 0; d < shape.rank(); ++d) {
     const Literal& s = in[first + d];
-    require(s.shape().rank() == 0, node, "start indices must be scalars, got " + s.type.str());
+    require(s.shape().rank() == 0, node,
+            [&] { return "start indices must be scalars, got " + s.type.str(); });
     require(sizes[d] >= 0 && sizes[d] <= shape[d], node, "window does not fit the operand");
     starts[d] = std::clamp(scalar_index(s), int64_t{0}, shape[d] - sizes[d]);
   }
