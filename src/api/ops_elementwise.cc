@@ -210,7 +210,7 @@ Tensor operator+(double a, const Tensor& b) { return add(weak_scalar(b, a), b); 
 Tensor operator-(double a, const Tensor& b) { return sub(weak_scalar(b, a), b); }
 Tensor operator*(double a, const Tensor& b) { return mul(weak_scalar(b, a), b); }
 Tensor operator/(double a, const Tensor& b) { return div(weak_scalar(b, a), b); }
-Tensor Tensor::operator-() const { return neg(*this); }
+Tensor Tensor::operator-() const { return lazax::neg(*this); }
 
 Tensor neg(const Tensor& a) { return unary(OpCode::neg, a); }
 Tensor abs(const Tensor& a) { return unary(OpCode::abs, a); }
@@ -277,8 +277,22 @@ Tensor gt(const Tensor& a, const Tensor& b) { return compare(CompareDir::gt, a, 
 Tensor ge(const Tensor& a, const Tensor& b) { return compare(CompareDir::ge, a, b); }
 Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, double b) { return eq(a, weak_scalar(a, b)); }
+Tensor operator!=(const Tensor& a, double b) { return ne(a, weak_scalar(a, b)); }
 Tensor operator<(const Tensor& a, double b) { return lt(a, weak_scalar(a, b)); }
+Tensor operator<=(const Tensor& a, double b) { return le(a, weak_scalar(a, b)); }
 Tensor operator>(const Tensor& a, double b) { return gt(a, weak_scalar(a, b)); }
+Tensor operator>=(const Tensor& a, double b) { return ge(a, weak_scalar(a, b)); }
+Tensor operator==(double a, const Tensor& b) { return b == a; }
+Tensor operator!=(double a, const Tensor& b) { return b != a; }
+Tensor operator<(double a, const Tensor& b) { return b > a; }
+Tensor operator<=(double a, const Tensor& b) { return b >= a; }
+Tensor operator>(double a, const Tensor& b) { return b < a; }
+Tensor operator>=(double a, const Tensor& b) { return b <= a; }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (cond.dtype() != DType::boolean)

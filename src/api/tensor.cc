@@ -276,6 +276,10 @@ Tensor& Tensor::mul_(const Tensor& o) {
 }
 Tensor& Tensor::mul_(double v) { return rebind(*this, castable(*this, *this * v, "mul_"), "mul_"); }
 Tensor& Tensor::div_(double v) { return rebind(*this, castable(*this, *this / v, "div_"), "div_"); }
+Tensor& Tensor::sub_(double v) { return rebind(*this, castable(*this, *this - v, "sub_"), "sub_"); }
+Tensor& Tensor::div_(const Tensor& o) {
+  return rebind(*this, castable(*this, *this / o, "div_"), "div_");
+}
 Tensor& Tensor::copy_(const Tensor& src) {
   checked(src, "copy_");
   return rebind(*this, broadcast_to_shape(src, shape(), "copy_"), "copy_");

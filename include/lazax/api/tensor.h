@@ -15,6 +15,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "lazax/core/shape.h"
@@ -81,7 +82,9 @@ class Tensor {
   Tensor& add_(double v);
   Tensor& sub_(const Tensor& o);
   Tensor& mul_(const Tensor& o);
+  Tensor& sub_(double v);
   Tensor& mul_(double v);
+  Tensor& div_(const Tensor& o);
   Tensor& div_(double v);
   template <IntegerScalar I>
   Tensor& add_(I v) {
@@ -91,9 +94,42 @@ class Tensor {
   Tensor& mul_(I v) {
     return mul_(integer_scalar(*this, static_cast<int64_t>(v)));
   }
+  template <IntegerScalar I>
+  Tensor& sub_(I v) {
+    return sub_(integer_scalar(*this, static_cast<int64_t>(v)));
+  }
+  template <IntegerScalar I>
+  Tensor& div_(I v) {
+    return div_(static_cast<double>(v));
+  }
   Tensor& copy_(const Tensor& src);
   Tensor& zero_();
   Tensor& fill_(double v);
+  // Compound assignment: the in-place ops above (same aliasing and autograd rules as add_).
+  Tensor& operator+=(const Tensor& o) { return add_(o); }
+  Tensor& operator-=(const Tensor& o) { return sub_(o); }
+  Tensor& operator*=(const Tensor& o) { return mul_(o); }
+  Tensor& operator/=(const Tensor& o) { return div_(o); }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  Tensor& operator+=(S v) {
+    return add_(v);
+  }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  Tensor& operator-=(S v) {
+    return sub_(v);
+  }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  Tensor& operator*=(S v) {
+    return mul_(v);
+  }
+  template <class S>
+    requires std::is_arithmetic_v<S>
+  Tensor& operator/=(S v) {
+    return div_(v);
+  }
 
   // Shape ops as methods (PyTorch names).
   Tensor reshape(const std::vector<int64_t>& shape) const;
@@ -119,6 +155,57 @@ class Tensor {
   Tensor max(int64_t dim, bool keepdim = false) const;
   Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor amin(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor prod(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
+  Tensor logsumexp(const std::vector<int64_t>& dims, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim) const;
+
+  // Elementwise ops and activations as methods (torch::Tensor's names; the free functions
+  // below say what each does).
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor sign() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor square() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor erf() const;
+  Tensor floor() const;
+  Tensor round() const;
+  Tensor relu() const;
+  Tensor gelu(bool tanh_approximation = false) const;
+  Tensor silu() const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(double exponent) const;
+  template <IntegerScalar I>
+  Tensor pow(I exponent) const {
+    return pow(integer_scalar(*this, exponent));
+  }
+  Tensor clamp(std::optional<double> lo, std::optional<double> hi) const;
+  Tensor clamp_min(double lo) const { return clamp(lo, std::nullopt); }
+  Tensor clamp_max(double hi) const { return clamp(std::nullopt, hi); }
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor add(const Tensor& o) const;
+  Tensor sub(const Tensor& o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor ge(const Tensor& o) const;
 
   // ---- autograd (tape, the PyTorch habit) ----
   Tensor& requires_grad_(bool on = true);
@@ -284,17 +371,74 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+// Comparison operators give bool tensors (as torch::Tensor's), never a C++ bool: to ask whether
+// two handles are the same tensor, compare a.impl() == b.impl().
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, double b);
+Tensor operator!=(const Tensor& a, double b);
 Tensor operator<(const Tensor& a, double b);
+Tensor operator<=(const Tensor& a, double b);
 Tensor operator>(const Tensor& a, double b);
+Tensor operator>=(const Tensor& a, double b);
+// A scalar on the left compares as the mirrored comparison with the scalar on the right.
+Tensor operator==(double a, const Tensor& b);
+Tensor operator!=(double a, const Tensor& b);
+Tensor operator<(double a, const Tensor& b);
+Tensor operator<=(double a, const Tensor& b);
+Tensor operator>(double a, const Tensor& b);
+Tensor operator>=(double a, const Tensor& b);
+template <IntegerScalar I>
+Tensor operator==(const Tensor& a, I b) {
+  return eq(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator!=(const Tensor& a, I b) {
+  return ne(a, integer_scalar(a, b));
+}
 template <IntegerScalar I>
 Tensor operator<(const Tensor& a, I b) {
   return lt(a, integer_scalar(a, b));
 }
 template <IntegerScalar I>
+Tensor operator<=(const Tensor& a, I b) {
+  return le(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
 Tensor operator>(const Tensor& a, I b) {
   return gt(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator>=(const Tensor& a, I b) {
+  return ge(a, integer_scalar(a, b));
+}
+template <IntegerScalar I>
+Tensor operator==(I a, const Tensor& b) {
+  return b == a;
+}
+template <IntegerScalar I>
+Tensor operator!=(I a, const Tensor& b) {
+  return b != a;
+}
+template <IntegerScalar I>
+Tensor operator<(I a, const Tensor& b) {
+  return b > a;
+}
+template <IntegerScalar I>
+Tensor operator<=(I a, const Tensor& b) {
+  return b >= a;
+}
+template <IntegerScalar I>
+Tensor operator>(I a, const Tensor& b) {
+  return b < a;
+}
+template <IntegerScalar I>
+Tensor operator>=(I a, const Tensor& b) {
+  return b <= a;
 }
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, double b);

@@ -303,4 +303,6 @@ def elementwise_cases(rng):
 
 def all_cases(rng):
     from cases_more import more_cases
-    return elementwise_cases(rng) + more_cases(rng)
+    from cases_methods import method_cases
+    base = elementwise_cases(rng) + more_cases(rng)
+    return base + method_cases(base)

@@ -69,6 +69,7 @@ const std::vector<OpRow>& table() {
     std::vector<OpRow> r;
     add_tensor_rows(r);
     add_function_rows(r);
+    add_method_rows(r);
     return r;
   }();
   return rows;

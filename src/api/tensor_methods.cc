@@ -1,0 +1,60 @@
+// Tensor's method forms (torch::Tensor's names): each is the free function of the same name.
+#include "lazax/api/tensor_impl.h"
+
+namespace lazax {
+
+Tensor Tensor::amin(const std::vector<int64_t>& d, bool k) const {
+  return lazax::amin(*this, d, k);
+}
+Tensor Tensor::prod(const std::vector<int64_t>& d, bool k) const {
+  return lazax::prod(*this, d, k);
+}
+Tensor Tensor::logsumexp(const std::vector<int64_t>& d, bool k) const {
+  return lazax::logsumexp(*this, d, k);
+}
+Tensor Tensor::cumsum(int64_t dim) const { return lazax::cumsum(*this, dim); }
+
+Tensor Tensor::abs() const { return lazax::abs(*this); }
+Tensor Tensor::neg() const { return lazax::neg(*this); }
+Tensor Tensor::sign() const { return lazax::sign(*this); }
+Tensor Tensor::exp() const { return lazax::exp(*this); }
+Tensor Tensor::log() const { return lazax::log(*this); }
+Tensor Tensor::log1p() const { return lazax::log1p(*this); }
+Tensor Tensor::expm1() const { return lazax::expm1(*this); }
+Tensor Tensor::sqrt() const { return lazax::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return lazax::rsqrt(*this); }
+Tensor Tensor::square() const { return lazax::square(*this); }
+Tensor Tensor::sin() const { return lazax::sin(*this); }
+Tensor Tensor::cos() const { return lazax::cos(*this); }
+Tensor Tensor::tanh() const { return lazax::tanh(*this); }
+Tensor Tensor::sigmoid() const { return lazax::sigmoid(*this); }
+Tensor Tensor::erf() const { return lazax::erf(*this); }
+Tensor Tensor::floor() const { return lazax::floor(*this); }
+Tensor Tensor::round() const { return lazax::round(*this); }
+Tensor Tensor::relu() const { return lazax::relu(*this); }
+Tensor Tensor::gelu(bool tanh_approximation) const {
+  return lazax::gelu(*this, tanh_approximation);
+}
+Tensor Tensor::silu() const { return lazax::silu(*this); }
+Tensor Tensor::softmax(int64_t dim) const { return lazax::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return lazax::log_softmax(*this, dim); }
+Tensor Tensor::pow(const Tensor& exponent) const { return lazax::pow(*this, exponent); }
+Tensor Tensor::pow(double exponent) const { return lazax::pow(*this, exponent); }
+Tensor Tensor::clamp(std::optional<double> lo, std::optional<double> hi) const {
+  return lazax::clamp(*this, lo, hi);
+}
+Tensor Tensor::maximum(const Tensor& o) const { return lazax::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return lazax::minimum(*this, o); }
+Tensor Tensor::matmul(const Tensor& o) const { return lazax::matmul(*this, o); }
+Tensor Tensor::add(const Tensor& o) const { return lazax::add(*this, o); }
+Tensor Tensor::sub(const Tensor& o) const { return lazax::sub(*this, o); }
+Tensor Tensor::mul(const Tensor& o) const { return lazax::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return lazax::div(*this, o); }
+Tensor Tensor::eq(const Tensor& o) const { return lazax::eq(*this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return lazax::ne(*this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return lazax::lt(*this, o); }
+Tensor Tensor::le(const Tensor& o) const { return lazax::le(*this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return lazax::gt(*this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return lazax::ge(*this, o); }
+
+}  // namespace lazax
