@@ -347,7 +347,7 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
         LAZAX_LOOP(std::tanh(a[i]))
       case Op::logistic:
         LAZAX_LOOP(a[i] >= 0 ? 1.0f / (1.0f + std::exp(-a[i]))  // as the reference
-                                        : std::exp(a[i]) / (1.0f + std::exp(a[i])))
+                             : std::exp(a[i]) / (1.0f + std::exp(a[i])))
       case Op::sqrt:
         LAZAX_LOOP(std::sqrt(a[i]))
       case Op::rsqrt:
@@ -393,7 +393,7 @@ void run_fused(const Step& step, Frame& frame) {
   std::vector<Literal> outs;
   std::vector<void*> out_ptrs;
   for (const TensorType& t : k.out_types) {
-    outs.emplace_back(t, Buffer::allocate_uninitialized(t.bytes()));
+    outs.emplace_back(t, allocate_output(t.bytes()));
     out_ptrs.push_back(outs.back().buffer.data());
   }
   int64_t tiles = (k.numel + kTile - 1) / kTile;

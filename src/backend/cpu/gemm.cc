@@ -170,7 +170,7 @@ void run_gemm(const Step& step, Frame& frame) {
   const Literal& lhs = frame[static_cast<size_t>(step.in[0])];
   const Literal& rhs = frame[static_cast<size_t>(step.in[1])];
   const TensorType& t = step.node->outputs[0];
-  Literal out(t, Buffer::allocate_uninitialized(t.bytes()));
+  Literal out(t, allocate_output(t.bytes()));
   Buffer ta, tb;  // canonical copies, when needed
   const void* a = lhs.buffer.data();
   const void* b = rhs.buffer.data();

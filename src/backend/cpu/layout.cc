@@ -74,7 +74,7 @@ void run_layout(const Step& step, Frame& frame) {
   const auto& c = static_cast<const StridedCopy&>(*step.state);
   const Literal& x = frame[static_cast<size_t>(step.in[0])];
   const TensorType& t = step.node->outputs[0];
-  Literal out(t, Buffer::allocate_uninitialized(t.bytes()));
+  Literal out(t, allocate_output(t.bytes()));
   const void* s = x.buffer.data();
   void* d = out.buffer.data();
   switch (c.elem) {

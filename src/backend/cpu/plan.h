@@ -5,7 +5,9 @@
 // for their node (interpret_node), so every op runs from the first commit on.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -36,6 +38,25 @@ struct Step {
   void store(Frame& frame, std::vector<Literal> outs) const;
 };
 
+// Buffers of values a run released, kept for the next allocation of the same size (in this run
+// or a later one): a step of a training loop then allocates no fresh pages, which cost more
+// than the kernels here. At most `cap` bytes are kept (the plan's peak). Thread-safe.
+class BufferPool {
+ public:
+  Buffer take(size_t bytes);
+  void give(Buffer b);
+  void set_cap(int64_t cap) { cap_ = cap; }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, Buffer> free_;
+  int64_t held_ = 0, cap_ = 0;
+};
+
+// An uninitialized buffer of `bytes` for a kernel's output: from the pool of the Program being
+// run on this thread when it has one of that size, else newly allocated.
+Buffer allocate_output(size_t bytes);
+
 class Program {
  public:
   std::vector<Literal> run(std::span<const Literal* const> args) const;
@@ -52,6 +73,7 @@ class Program {
   std::vector<Step> steps_;
   std::vector<int32_t> result_slots_;
   PlanStats stats_;
+  mutable BufferPool pool_;
 };
 using ProgramPtr = std::shared_ptr<const Program>;
 

@@ -97,7 +97,41 @@ class Profile {
 
 }  // namespace
 
+namespace {
+thread_local BufferPool* t_pool = nullptr;  // the pool of the Program running on this thread
+constexpr size_t kMinPooledBytes = 4096;
+}  // namespace
+
+Buffer BufferPool::take(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = free_.find(bytes);
+  if (it == free_.end()) return Buffer::allocate_uninitialized(bytes);
+  Buffer b = std::move(it->second);
+  free_.erase(it);
+  held_ -= static_cast<int64_t>(bytes);
+  return b;
+}
+
+void BufferPool::give(Buffer b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (held_ + static_cast<int64_t>(b.bytes()) > cap_) return;  // dropped: freed
+  held_ += static_cast<int64_t>(b.bytes());
+  size_t bytes = b.bytes();
+  free_.emplace(bytes, std::move(b));
+}
+
+Buffer allocate_output(size_t bytes) {
+  if (t_pool && bytes >= kMinPooledBytes) return t_pool->take(bytes);
+  return Buffer::allocate_uninitialized(bytes);
+}
+
 std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
+  BufferPool* saved_pool = t_pool;
+  t_pool = &pool_;
+  struct Restore {
+    BufferPool* p;
+    ~Restore() { t_pool = p; }
+  } restore{saved_pool};
   Frame frame(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < param_slots_.size(); ++i)
     frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
@@ -110,7 +144,14 @@ std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
     } else {
       s.fn(s, frame);
     }
-    for (int32_t r : s.release) frame[static_cast<size_t>(r)] = Literal();
+    for (int32_t r : s.release) {
+      Literal& l = frame[static_cast<size_t>(r)];
+      // Only this frame holds it (not the caller, a result or another value): reusable.
+      if (l.buffer.use_count() == 1 && l.buffer.bytes() >= kMinPooledBytes &&
+          l.buffer.memory_kind() == MemoryKind::device)
+        pool_.give(std::move(l.buffer));
+      l = Literal();
+    }
   }
   std::vector<Literal> out;
   out.reserve(result_slots_.size());
@@ -252,6 +293,7 @@ class Compiler {
       for (int32_t r : s.release)
         live[host[static_cast<size_t>(r)]] -= bytes[static_cast<size_t>(r)];
     }
+    p.pool_.set_cap(st.peak_device_bytes);
   }
 
   std::map<const Function*, ProgramPtr> done_;

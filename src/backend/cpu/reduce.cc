@@ -2,8 +2,8 @@
 // viewed as [outer, reduced, inner]. inner == 1 (the last axes: softmax, RMS norm) reduces each
 // row with 8 independent accumulators (vectorized); otherwise rows of `inner` elements are
 // combined elementwise. Sums accumulate in f64, as the reference interpreter's do, so results
-// rarely differ from its in the last bit. Rows of the result are split over the OpenMP pool; each element's order of
-// additions is fixed, so results do not depend on the thread count.
+// rarely differ from its in the last bit. Rows of the result are split over the OpenMP pool; each
+// element's order of additions is fixed, so results do not depend on the thread count.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -90,7 +90,7 @@ void run_reduce(const Step& step, Frame& frame) {
   const auto& r = static_cast<const Reduce&>(*step.state);
   const float* x = frame[static_cast<size_t>(step.in[0])].data<float>();
   const TensorType& t = step.node->outputs[0];
-  Literal out(t, Buffer::allocate_uninitialized(t.bytes()));
+  Literal out(t, allocate_output(t.bytes()));
   float* y = out.data<float>();
   const int64_t outer = r.outer, red = r.red, inner = r.inner;
   const OpCode op = r.op;
@@ -111,7 +111,8 @@ void run_reduce(const Step& step, Frame& frame) {
             for (int64_t i = 0; i < inner; ++i)
               acc[static_cast<size_t>(i)] += static_cast<double>(xk[i]);
           }
-          for (int64_t i = 0; i < inner; ++i) yo[i] = static_cast<float>(acc[static_cast<size_t>(i)]);
+          for (int64_t i = 0; i < inner; ++i)
+            yo[i] = static_cast<float>(acc[static_cast<size_t>(i)]);
         } else {
           std::fill(yo, yo + inner, identity(op));
           for (int64_t k = 0; k < red; ++k) {
