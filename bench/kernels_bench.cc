@@ -194,15 +194,14 @@ nlohmann::json decoder_step(int steps) {
   for (int s = 0; s <= steps; ++s) {
     for (auto& t : tok) t = static_cast<int64_t>(rng() % 256);
     for (auto& t : tgt) t = static_cast<int64_t>(rng() % 256);
-    auto t0 = std::chrono::steady_clock::now();
+    double t0 = now_seconds();
     Tensor loss = models::decoder_loss(
         p, from_vector<int64_t>(tok, {c.batch, c.seq}), from_vector<int64_t>(tgt, {c.batch, c.seq}),
         c, [&](size_t l, const Tensor& h) { return models::decoder_layer(p.layers[l], h, c); });
     loss.backward();
     models::sgd_step(params, 0.01);
     lazax::sync();
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    double ms = (now_seconds() - t0) * 1e3;
     if (s == 0) {
       first = ms;
     } else {
