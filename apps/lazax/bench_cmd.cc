@@ -7,6 +7,8 @@
 
 #include "assume_pure_bench.h"
 #include "cli.h"
+#include "kernels_bench.h"
+#include "kernels_bench.h"
 #include "trace_bench.h"
 
 namespace lazax::cli {
@@ -67,6 +69,27 @@ void add_assume_pure(CLI::App& bench) {
   sub->callback([options, json] { print_result(bench::run_assume_pure_bench(*options), *json); });
 }
 
+void add_kernels(CLI::App& bench) {
+  auto options = std::make_shared<bench::KernelsBenchOptions>();
+  CLI::App* sub = bench.add_subcommand(
+      "kernels", "The cpu backend's kernels against oneDNN, a STREAM triad and PyTorch");
+  sub->footer(
+      "GEMM through dot_general against oneDNN's own sgemm (256, 1024, 2048, and with a\n"
+      "transposed operand), a fused 6-op elementwise chain against a STREAM triad's bandwidth,\n"
+      "softmax and RMS norm over [4096, 4096] (GB/s, one read and one write) against PyTorch.");
+  sub->add_flag("--json", options->json, "print one JSON object instead of a table");
+  sub->add_flag_callback(
+      "--no-peers", [options] { options->peers = false; }, "skip PyTorch");
+  sub->add_flag("--cpu-time", options->cpu_time,
+                "time by process CPU time instead of wall time (for a loaded machine)");
+  sub->add_option("--reps", options->reps, "repetitions; figures are medians (default 5)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--decoder", options->decoder_steps,
+                  "only time this many training steps of the toy decoder (tiny size)")
+      ->check(CLI::Range(1, 100));
+  sub->callback([options] { bench::run_kernels_bench(*options); });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -75,6 +98,7 @@ void add_bench_command(CLI::App& app) {
   add_trace(*bench);
   add_assume_pure(*bench);
   add_bench_train(*bench);
+  add_kernels(*bench);
 }
 
 }  // namespace lazax::cli

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lazax/backend/backend.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 
@@ -29,7 +30,7 @@ struct RunRequest {
   std::string program_path;
   std::vector<std::string> input_paths;
   std::string out_dir;
-  std::string backend = "reference";
+  std::string backend = default_backend_name();
   bool grad = false;  // also write DIR/grad<i>.npy (program_gradients)
   // With tangents (one .npy per parameter, of its type): also write DIR/tangent<i>.npy
   // (program_jvp).

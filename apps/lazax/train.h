@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lazax/backend/backend.h"
 #include "lazax/nn/llama.h"
 
 namespace lazax::cli {
@@ -28,7 +29,7 @@ struct TrainOptions {
   double clip = 1.0;
   int64_t eval_every = 0;  // 0: at the end only
   int64_t threads = 0;
-  std::string backend = "reference";
+  std::string backend = default_backend_name();
   int64_t sample_tokens = 200;  // sampled at the end (0: none)
   std::string sample_prompt = "Q: ";
   bool quiet = false;   // no metrics report (tests)

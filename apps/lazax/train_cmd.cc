@@ -70,9 +70,9 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--svg", o->svg, "the loss-curve picture (default loss.svg; '' for none)");
   sub->add_option("--sample", o->sample_tokens, "bytes to sample at the end (default 200)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}));
-  sub->add_option("--threads", o->threads, "worker threads (the reference backend runs on one)")
+  sub->add_option("--threads", o->threads, "threads of the cpu backend (default: the machine's cores)")
       ->check(CLI::Range(int64_t{0}, int64_t{1024}));
-  sub->add_option("--backend", o->backend, "the backend (default: reference)")
+  sub->add_option("--backend", o->backend, "the backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());
   sub->add_flag("--quiet", o->quiet, "no metrics report");
   sub->add_option("--summary", o->summary,
@@ -85,7 +85,7 @@ void add_train_command(CLI::App& app) {
 
 void add_sample_command(CLI::App& app) {
   struct SampleOptions {
-    std::string checkpoint, prompt = "Q: ", backend = "reference";
+    std::string checkpoint, prompt = "Q: ", backend = default_backend_name();
     int64_t tokens = 200;
     double temperature = 0.8;
     uint64_t seed = 0;
@@ -101,7 +101,7 @@ void add_sample_command(CLI::App& app) {
                   "softmax temperature (default 0.8; 0: always the likeliest byte)")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--seed", o->seed, "seed of the sampling (default 0)");
-  sub->add_option("--backend", o->backend, "the backend (default: reference)")
+  sub->add_option("--backend", o->backend, "the backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());
   sub->callback([o] {
     nn::LlamaConfig c = checkpoint_config(o->checkpoint);

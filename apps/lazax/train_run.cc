@@ -182,6 +182,7 @@ int train(const TrainOptions& o) {
   }
   const nn::LayerMode mode = nn::layer_mode_from_string(o.mode);
   Context::get().set_backend(o.backend);
+  if (o.threads > 0) set_num_threads(static_cast<int>(o.threads));
 
   manual_seed(o.seed);
   nn::Llama model(c);

@@ -22,12 +22,17 @@ MemoryStats memory_stats() {
 void reset_peak_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 
 Buffer Buffer::allocate(size_t bytes, Device device, MemoryKind kind) {
+  Buffer b = allocate_uninitialized(bytes, device, kind);
+  std::memset(b.storage_->data, 0, (bytes + kAlign - 1) / kAlign * kAlign);
+  return b;
+}
+
+Buffer Buffer::allocate_uninitialized(size_t bytes, Device device, MemoryKind kind) {
   auto s = std::make_shared<Storage>();
   size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   if (rounded == 0) rounded = kAlign;  // empty tensors still get a valid, unique pointer
   s->data = std::aligned_alloc(kAlign, rounded);
   if (!s->data) throw std::bad_alloc();
-  std::memset(s->data, 0, rounded);
   s->bytes = bytes;
   s->device = device;
   s->kind = kind;

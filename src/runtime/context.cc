@@ -162,7 +162,7 @@ void rebind(const std::vector<LazyValue*>& values, std::vector<Literal> outs) {
 
 }  // namespace
 
-Context::Context() : options_(options_from_env()), backend_(make_backend("reference")) {}
+Context::Context() : options_(options_from_env()), backend_(make_backend(default_backend_name())) {}
 
 Context& Context::get() {
   static Context* ctx = new Context();  // lives for the whole process

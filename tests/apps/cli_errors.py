@@ -78,7 +78,7 @@ check("unknown option", ["run", P, "--frob", "1", "--out", out], 2, "not expecte
 check("option without value", ["run", P, "--out"], 2, "--out: 1 required TEXT missing")
 check("two programs", ["run", P, P, "--out", out], 2, "argument was not expected: " + P)
 check("unknown backend", ["run", P, "--inputs", f"{X},{W}", "--out", out, "--backend", "tpu"], 2,
-      "unknown backend 'tpu'; available backends: reference")
+      "unknown backend 'tpu'; available backends: cpu, reference")
 check("too few inputs", ["run", P, "--inputs", X, "--out", out], 1,
       "[run] @main of", "takes 2 inputs (%x: f32[2,3], %w: f32[3,4]), got 1")
 check("no inputs", ["run", P, "--out", out], 1, "takes 2 inputs", "got 0")

@@ -10,6 +10,19 @@
 
 namespace lazax {
 
+// What a compiled plan knows before it runs (backends that plan memory fill it in): the peak
+// bytes of the values it holds at once (its intermediates and results, not its arguments), per
+// memory kind, and how its steps were lowered.
+struct PlanStats {
+  int64_t peak_device_bytes = 0;
+  int64_t peak_host_bytes = 0;
+  int64_t steps = 0;      // kernels run per call (sub-programs not counted)
+  int64_t gemm = 0;       // dot_general through oneDNN
+  int64_t fused = 0;      // fused elementwise kernels
+  int64_t fused_ops = 0;  // ops inside them
+  int64_t fallback = 0;   // nodes run by the reference interpreter's kernel
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -21,6 +34,7 @@ class Executable {
     return run(std::span<const Literal* const>(pointers_to(args)));
   }
   virtual const Function& function() const = 0;
+  virtual PlanStats plan_stats() const { return {}; }
 };
 
 class Backend {
@@ -30,9 +44,16 @@ class Backend {
   virtual std::unique_ptr<Executable> compile(FunctionPtr f) = 0;
 };
 
-// "reference" (the default until an optimizing backend exists), or "null": for measuring host
-// cost only (compiles nothing, runs nothing, returns zero-filled results; see null_backend.cc).
+// "cpu" (the optimizing backend, src/backend/cpu/), "reference" (the reference interpreter: the
+// oracle), or "null": for measuring host cost only (compiles nothing, runs nothing, returns
+// zero-filled results; see null_backend.cc).
 std::unique_ptr<Backend> make_backend(const std::string& name);
+// The backend a process uses unless told otherwise: LAZAX_BACKEND when set (ValueError naming
+// the variable if it is not a backend), else "cpu".
+std::string default_backend_name();
+// Threads of the cpu backend's pool (shared with oneDNN); n >= 1. Without a call: the machine's
+// cores, or LAZAX_NUM_THREADS.
+void set_num_threads(int n);
 // The backends that compute (what tools offer): "null" is not listed.
 std::vector<std::string> backend_names();
 

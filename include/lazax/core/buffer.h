@@ -23,6 +23,9 @@ class Buffer {
   Buffer() = default;
   // Allocates `bytes` (zero-filled) on `device` in memory `kind`.
   static Buffer allocate(size_t bytes, Device device = {}, MemoryKind kind = MemoryKind::device);
+  // The same without the zero fill, for a kernel that writes every byte.
+  static Buffer allocate_uninitialized(size_t bytes, Device device = {},
+                                       MemoryKind kind = MemoryKind::device);
 
   bool defined() const { return storage_ != nullptr; }
   void* data() { return storage_ ? storage_->data : nullptr; }

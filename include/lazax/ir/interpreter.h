@@ -12,5 +12,8 @@ namespace lazax {
 std::vector<Literal> interpret(const Function& f, std::span<const Literal> args);
 // The same, the arguments read in place.
 std::vector<Literal> interpret(const Function& f, std::span<const Literal* const> args);
+// Runs one node on its operand values with the reference kernel of its op (what an optimizing
+// backend falls back to for an op it has no kernel of its own for).
+std::vector<Literal> interpret_node(const Node& node, std::span<const Literal> operands);
 
 }  // namespace lazax

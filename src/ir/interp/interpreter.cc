@@ -51,6 +51,10 @@ std::vector<Literal> interpret(const Function& f, std::span<const Literal* const
   return out;
 }
 
+std::vector<Literal> interpret_node(const Node& node, std::span<const Literal> operands) {
+  return kKernels[static_cast<size_t>(node.op)](node, operands);
+}
+
 namespace interp {
 std::vector<Literal> kernel_parameter(const Node&, std::span<const Literal>) {
   throw VerifyError("[interpret] parameter node after the parameter list");

@@ -1,0 +1,32 @@
+// Elementwise fusion: chains and trees of f32 elementwise ops of one shape (with scalar operands
+// and broadcasts of scalars) run as one kernel, a loop interpreter over cache-sized tiles of the
+// elements: the values inside the group never reach memory. fuse_groups picks the groups while
+// the Program is compiled; run_fused runs one.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "plan.h"
+
+namespace lazax::cpu {
+
+struct FusionGroup {
+  std::vector<int32_t> members;  // node indices, in order
+};
+
+// Groups of at least two fusible nodes, each runnable at the place of its last member (every
+// value a member reads from outside the group is made before that, and every reader of a
+// member outside the group comes after it).
+std::vector<FusionGroup> fuse_groups(const Function& f);
+
+// The fused kernel's state for `g`: `in_slots` and `out_slots` receive the slots it reads and
+// writes, in the order of `slot_of` (node index, output) -> slot.
+struct FusedKernel;
+std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
+                                      const std::vector<int32_t>& slot_base,
+                                      const std::vector<bool>& used_outside,
+                                      std::vector<int32_t>& in_slots,
+                                      std::vector<int32_t>& out_slots);
+void run_fused(const Step& step, Frame& frame);
+
+}  // namespace lazax::cpu

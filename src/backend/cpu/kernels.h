@@ -1,0 +1,42 @@
+// The cpu backend's kernels, each chosen at compile time for one node (select_kernel) and run as
+// a Step. Families: gemm.cc (dot_general through oneDNN), fused.cc (elementwise chains),
+// layout.cc (broadcast_in_dim, transpose), reduce.cc (f32 reductions),
+// control.cc (call, cond, while, scan running their bodies' Programs); every other node runs the
+// reference interpreter's kernel (run_fallback).
+#pragma once
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "plan.h"
+
+namespace lazax::cpu {
+
+// Compiles a sub-function once per compile (a body shared by several nodes is planned once).
+using SubCompiler = std::function<ProgramPtr(const FunctionPtr&)>;
+
+void run_fallback(const Step& step, Frame& frame);
+
+// dot_general on f32/bf16 through oneDNN: the kernel and its state (a primitive for this node's
+// shapes), or a null state when the node is not handled (other dtypes, empty shapes).
+std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in);
+void run_gemm(const Step& step, Frame& frame);
+
+// broadcast_in_dim and transpose (any dtype) as a strided copy.
+std::shared_ptr<StepState> plan_layout(const Node& node, std::span<const TensorType> in);
+void run_layout(const Step& step, Frame& frame);
+
+// reduce_sum / reduce_max / reduce_min of f32 over one block of adjacent axes.
+std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorType> in);
+void run_reduce(const Step& step, Frame& frame);
+
+// call, cond, while, scan: the sub-Programs of the node's bodies.
+std::shared_ptr<StepState> plan_control(const Node& node, const SubCompiler& sub);
+StepFn control_kernel(OpCode op);
+// The largest peak of the node's sub-Programs (what a step adds to its Program's peak).
+int64_t control_peak_bytes(const StepState& state);
+
+// Threads: sets the OpenMP pool (shared with oneDNN) from LAZAX_NUM_THREADS, once.
+void init_threads();
+
+}  // namespace lazax::cpu

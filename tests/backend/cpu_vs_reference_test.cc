@@ -1,0 +1,319 @@
+// Differential tests of the cpu backend: each program runs on "cpu" and on "reference" (the
+// reference interpreter, the oracle) with the same random inputs, and the results must agree
+// within the dtype's tolerance. Every op of the op table appears in at least one program.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "lazax/backend/backend.h"
+#include "lazax/ir/printer.h"
+
+using namespace lazax;
+
+namespace {
+
+struct Case {
+  const char* name;
+  const char* text;
+};
+
+// One-op (or few-op) programs, one or more per primitive.
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"constant",
+       "func @main() -> (f32[2]) {\n  %0 = constant() {value=f32[2] [1, 2]} : f32[2]\n"
+       "  return %0\n}"},
+      {"iota",
+       "func @main() -> (i32[2,3]) {\n  %0 = iota() {dtype=i32, shape=[2,3], dimension=1}"
+       " : i32[2,3]\n  return %0\n}"},
+      {"binary_f32",
+       "func @main(%a: f32[4,5], %b: f32[4,5]) -> (f32[4,5], f32[4,5], f32[4,5], f32[4,5], "
+       "f32[4,5], f32[4,5], f32[4,5], f32[4,5]) {\n"
+       "  %0 = add(%a, %b) : f32[4,5]\n  %1 = sub(%a, %b) : f32[4,5]\n"
+       "  %2 = mul(%a, %b) : f32[4,5]\n  %3 = div(%a, %b) : f32[4,5]\n"
+       "  %4 = max(%a, %b) : f32[4,5]\n  %5 = min(%a, %b) : f32[4,5]\n"
+       "  %6 = pow(%a, %b) : f32[4,5]\n  %7 = atan2(%a, %b) : f32[4,5]\n"
+       "  return %0, %1, %2, %3, %4, %5, %6, %7\n}"},
+      {"binary_i32",
+       "func @main(%a: i32[7], %b: i32[7]) -> (i32[7], i32[7], i32[7], i32[7]) {\n"
+       "  %0 = add(%a, %b) : i32[7]\n  %1 = mul(%a, %b) : i32[7]\n"
+       "  %2 = div(%a, %b) : i32[7]\n  %3 = max(%a, %b) : i32[7]\n  return %0, %1, %2, %3\n}"},
+      {"unary_f32",
+       "func @main(%a: f32[3,4]) -> (f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], "
+       "f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4], "
+       "f32[3,4], f32[3,4], f32[3,4]) {\n"
+       "  %0 = neg(%a) : f32[3,4]\n  %1 = abs(%a) : f32[3,4]\n  %2 = sign(%a) : f32[3,4]\n"
+       "  %3 = exp(%a) : f32[3,4]\n  %4 = log(%1) : f32[3,4]\n  %5 = log1p(%1) : f32[3,4]\n"
+       "  %6 = expm1(%a) : f32[3,4]\n  %7 = tanh(%a) : f32[3,4]\n  %8 = logistic(%a) : f32[3,4]\n"
+       "  %9 = sqrt(%1) : f32[3,4]\n  %10 = rsqrt(%1) : f32[3,4]\n  %11 = sin(%a) : f32[3,4]\n"
+       "  %12 = cos(%a) : f32[3,4]\n  %13 = erf(%a) : f32[3,4]\n  %14 = floor(%a) : f32[3,4]\n"
+       "  %15 = round(%a) : f32[3,4]\n  %16 = mul(%a, %a) : f32[3,4]\n"
+       "  %17 = exp(%16) : f32[3,4]\n"
+       "  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17\n"
+       "}"},
+      {"unary_bf16",
+       "func @main(%a: bf16[9]) -> (bf16[9], bf16[9], bf16[9]) {\n"
+       "  %0 = exp(%a) : bf16[9]\n  %1 = tanh(%a) : bf16[9]\n  %2 = add(%0, %1) : bf16[9]\n"
+       "  return %0, %1, %2\n}"},
+      {"compare_select",
+       "func @main(%a: f32[6], %b: f32[6]) -> (bool[6], f32[6]) {\n"
+       "  %0 = compare(%a, %b) {dir=lt} : bool[6]\n  %1 = select(%0, %a, %b) : f32[6]\n"
+       "  return %0, %1\n}"},
+      {"convert",
+       "func @main(%a: f32[5]) -> (bf16[5], i32[5]) {\n"
+       "  %0 = convert(%a) {dtype=bf16} : bf16[5]\n"
+       "  %1 = convert(%a) {dtype=i32} : i32[5]\n  return %0, %1\n}"},
+      {"layout",
+       "func @main(%a: f32[2,3]) -> (f32[4,2,3], f32[3,2], f32[3,2], f32[2,1]) {\n"
+       "  %0 = broadcast_in_dim(%a) {shape=[4,2,3], broadcast_dimensions=[1, 2]} : f32[4,2,3]\n"
+       "  %1 = reshape(%a) {new_sizes=[3,2]} : f32[3,2]\n"
+       "  %2 = transpose(%a) {permutation=[1, 0]} : f32[3,2]\n"
+       "  %3 = slice(%a) {start_indices=[0, 1], limit_indices=[2, 3], strides=[1, 2]} : f32[2,1]\n"
+       "  return %0, %1, %2, %3\n}"},
+      {"concat_pad",
+       "func @main(%a: f32[2,3], %b: f32[1,3], %v: f32[]) -> (f32[3,3], f32[4,6]) {\n"
+       "  %0 = concatenate(%a, %b) {dimension=0} : f32[3,3]\n"
+       "  %1 = pad(%a, %v) {edge_padding_low=[1, 0], edge_padding_high=[1, 1], "
+       "interior_padding=[0, 1]} : f32[4,6]\n  return %0, %1\n}"},
+      {"dynamic",
+       "func @main(%a: f32[5,4], %u: f32[2,2], %i: i32[], %j: i32[]) -> (f32[2,3], f32[5,4]) {\n"
+       "  %0 = dynamic_slice(%a, %i, %j) {slice_sizes=[2, 3]} : f32[2,3]\n"
+       "  %1 = dynamic_update_slice(%a, %u, %i, %j) : f32[5,4]\n  return %0, %1\n}"},
+      {"gather_scatter",
+       "func @main(%t: f32[6,4], %i: i32[3,1], %u: f32[3,4]) -> (f32[3,4], f32[6,4]) {\n"
+       "  %0 = gather(%t, %i) {offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0], "
+       "slice_sizes=[1, 4], mode=clip} : f32[3,4]\n"
+       "  %1 = scatter_add(%t, %i, %u) {update_window_dims=[1], inserted_window_dims=[0], "
+       "scatter_dims_to_operand_dims=[0], mode=clip} : f32[6,4]\n  return %0, %1\n}"},
+      {"reduce",
+       "func @main(%a: f32[4,6]) -> (f32[4], f32[6], f32[4], f32[], i64[4], f32[4,6]) {\n"
+       "  %0 = reduce_sum(%a) {axes=[1]} : f32[4]\n  %1 = reduce_max(%a) {axes=[0]} : f32[6]\n"
+       "  %2 = reduce_min(%a) {axes=[1]} : f32[4]\n"
+       "  %3 = reduce_prod(%a) {axes=[0, 1]} : f32[]\n"
+       "  %4 = argmax(%a) {axis=1, index_dtype=i64} : i64[4]\n"
+       "  %5 = cumsum(%a) {axis=1, reverse=false} : f32[4,6]\n  return %0, %1, %2, %3, %4, %5\n}"},
+      {"reduce_blocks",  // middle and trailing blocks of axes, rows long enough to unroll
+       "func @main(%a: f32[3,50,7]) -> (f32[3,7], f32[3], f32[50,7], f32[3,50]) {\n"
+       "  %0 = reduce_sum(%a) {axes=[1]} : f32[3,7]\n"
+       "  %1 = reduce_max(%a) {axes=[1, 2]} : f32[3]\n"
+       "  %2 = reduce_min(%a) {axes=[0]} : f32[50,7]\n"
+       "  %3 = reduce_sum(%a) {axes=[2]} : f32[3,50]\n  return %0, %1, %2, %3\n}"},
+      {"layout_dtypes",
+       "func @main(%a: bf16[3,4,5], %b: i64[4], %c: u8[2,3]) -> (bf16[5,3,4], i64[3,4,2], "
+       "u8[3,2]) {\n"
+       "  %0 = transpose(%a) {permutation=[2, 0, 1]} : bf16[5,3,4]\n"
+       "  %1 = broadcast_in_dim(%b) {shape=[3,4,2], broadcast_dimensions=[1]} : i64[3,4,2]\n"
+       "  %2 = transpose(%c) {permutation=[1, 0]} : u8[3,2]\n  return %0, %1, %2\n}"},
+      {"random_bits",
+       "func @main(%k: i64[2]) -> (i32[5], i64[2]) {\n"
+       "  %0:2 = random_bits(%k) {shape=[5], dtype=i32} : (i32[5], i64[2])\n"
+       "  return %0#0, %0#1\n}"},
+      {"matmul",
+       "func @main(%x: f32[33,17], %w: f32[17,9]) -> (f32[33,9]) {\n"
+       "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], "
+       "rhs_contracting=[0]} : f32[33,9]\n  return %0\n}"},
+      {"matmul_t",
+       "func @main(%x: f32[17,33], %w: f32[9,17]) -> (f32[33,9]) {\n"
+       "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[0], "
+       "rhs_contracting=[1]} : f32[33,9]\n  return %0\n}"},
+      {"matvec",
+       "func @main(%x: f32[8,5], %w: f32[5]) -> (f32[8]) {\n"
+       "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], lhs_contracting=[1], "
+       "rhs_contracting=[0]} : f32[8]\n  return %0\n}"},
+      {"batched_attention",  // [b, s, h, d] x [b, t, h, d] -> [b, h, s, t]: not mergeable
+       "func @main(%q: f32[2,5,3,4], %k: f32[2,6,3,4]) -> (f32[2,3,5,6]) {\n"
+       "  %0 = dot_general(%q, %k) {lhs_batch=[0, 2], rhs_batch=[0, 2], lhs_contracting=[3], "
+       "rhs_contracting=[3]} : f32[2,3,5,6]\n  return %0\n}"},
+      {"matmul_bf16",
+       "func @main(%x: bf16[16,32], %w: bf16[32,8]) -> (bf16[16,8]) {\n"
+       "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], "
+       "lhs_contracting=[1], rhs_contracting=[0]} : bf16[16,8]\n  return %0\n}"},
+      {"matmul_i32",
+       "func @main(%x: i32[3,4], %w: i32[4,2]) -> (i32[3,2]) {\n"
+       "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], "
+       "lhs_contracting=[1], rhs_contracting=[0]} : i32[3,2]\n  return %0\n}"},
+      {"fused_chain",  // one fused kernel: scalars, broadcasts, compare/select, two outputs
+       "func @main(%a: f32[64,40], %b: f32[64,40], %s: f32[], %p: bool[64,40]) -> "
+       "(f32[64,40], f32[64,40], bool[64,40], f32[64]) {\n"
+       "  %0 = broadcast_in_dim(%s) {shape=[64,40], broadcast_dimensions=[]} : f32[64,40]\n"
+       "  %1 = mul(%a, %0) : f32[64,40]\n  %2 = add(%1, %b) : f32[64,40]\n"
+       "  %3 = tanh(%2) : f32[64,40]\n  %4 = compare(%3, %a) {dir=gt} : bool[64,40]\n"
+       "  %5 = select(%4, %3, %b) : f32[64,40]\n  %6 = logistic(%5) : f32[64,40]\n"
+       "  %7 = exp(%6) : f32[64,40]\n  %8 = sub(%7, %0) : f32[64,40]\n"
+       "  %9 = select(%p, %8, %1) : f32[64,40]\n  %10 = max(%9, %a) : f32[64,40]\n"
+       "  %11 = min(%10, %b) : f32[64,40]\n  %12 = abs(%11) : f32[64,40]\n"
+       "  %13 = sqrt(%12) : f32[64,40]\n  %14 = rsqrt(%12) : f32[64,40]\n"
+       "  %15 = log(%14) : f32[64,40]\n  %16 = erf(%15) : f32[64,40]\n"
+       "  %17 = div(%16, %13) : f32[64,40]\n  %18 = neg(%17) : f32[64,40]\n"
+       "  %19 = reduce_sum(%18) {axes=[1]} : f32[64]\n"
+       "  return %18, %3, %4, %19\n}"},
+      {"softmax_bias",  // row and column broadcasts read inside the fused kernels
+       "func @main(%x: f32[32,64], %b: f32[64]) -> (f32[32,64]) {\n"
+       "  %0 = reduce_max(%x) {axes=[1]} : f32[32]\n"
+       "  %1 = broadcast_in_dim(%0) {shape=[32,64], broadcast_dimensions=[0]} : f32[32,64]\n"
+       "  %2 = sub(%x, %1) : f32[32,64]\n  %3 = exp(%2) : f32[32,64]\n"
+       "  %4 = reduce_sum(%3) {axes=[1]} : f32[32]\n"
+       "  %5 = broadcast_in_dim(%4) {shape=[32,64], broadcast_dimensions=[0]} : f32[32,64]\n"
+       "  %6 = div(%3, %5) : f32[32,64]\n"
+       "  %7 = broadcast_in_dim(%b) {shape=[32,64], broadcast_dimensions=[1]} : f32[32,64]\n"
+       "  %8 = add(%6, %7) : f32[32,64]\n  return %8\n}"},
+      {"call",
+       "func @f(%x: f32[3]) -> (f32[3]) {\n  %0 = exp(%x) : f32[3]\n  return %0\n}\n\n"
+       "func @main(%x: f32[3]) -> (f32[3]) {\n  %0 = call(%x) {callee=@f} : f32[3]\n"
+       "  %1 = call(%0) {callee=@f} : f32[3]\n  return %1\n}"},
+      {"cond",
+       "func @a(%x: f32[3]) -> (f32[3]) {\n  %0 = neg(%x) : f32[3]\n  return %0\n}\n\n"
+       "func @b(%x: f32[3]) -> (f32[3]) {\n  return %x\n}\n\n"
+       "func @main(%k: i32[], %x: f32[3]) -> (f32[3]) {\n"
+       "  %0 = cond(%k, %x) {branches=[@a, @b]} : f32[3]\n  return %0\n}"},
+      {"while",
+       "func @c(%i: i32[], %x: f32[2]) -> (bool[]) {\n"
+       "  %0 = constant() {value=i32[] [5]} : i32[]\n"
+       "  %1 = compare(%i, %0) {dir=lt} : bool[]\n  return %1\n}\n\n"
+       "func @b(%i: i32[], %x: f32[2]) -> (i32[], f32[2]) {\n"
+       "  %0 = constant() {value=i32[] [1]} : i32[]\n  %1 = add(%i, %0) : i32[]\n"
+       "  %2 = add(%x, %x) : f32[2]\n  return %1, %2\n}\n\n"
+       "func @main(%i: i32[], %x: f32[2]) -> (i32[], f32[2]) {\n"
+       "  %0:2 = while(%i, %x) {cond=@c, body=@b} : (i32[], f32[2])\n"
+       "  return %0#0, %0#1\n}"},
+      {"scan",
+       "func @body(%c: f32[2], %x: f32[2]) -> (f32[2], f32[2]) {\n"
+       "  %0 = add(%c, %x) : f32[2]\n  %1 = mul(%0, %x) : f32[2]\n  return %0, %1\n}\n\n"
+       "func @main(%c: f32[2], %xs: f32[4,2]) -> (f32[2], f32[4,2]) {\n"
+       "  %0:2 = scan(%c, %xs) {body=@body, length=4, num_carry=1, reverse=true} : "
+       "(f32[2], f32[4,2])\n  return %0#0, %0#1\n}"},
+      {"markers",
+       "func @main(%a: f32[3], %b: f32[3]) -> (f32[3], f32[3], f32[3], f32[3]) {\n"
+       "  %0 = checkpoint_name(%a) {name=\"x\"} : f32[3]\n"
+       "  %1:2 = optimization_barrier(%0, %b) : (f32[3], f32[3])\n"
+       "  %2 = copy_to_memory_kind(%1#1) {kind=host} : f32[3]\n  return %0, %1#0, %1#1, %2\n}"},
+  };
+  return c;
+}
+
+Literal random_literal(const TensorType& t, std::mt19937& rng) {
+  Literal l = Literal::zeros(t);
+  std::uniform_real_distribution<double> real(-2.0, 2.0);
+  std::uniform_int_distribution<int> small(-3, 7);
+  for (int64_t i = 0; i < l.numel(); ++i) {
+    dispatch_dtype(t.dtype, [&]<class T>() {
+      if constexpr (std::is_same_v<T, bool>) {
+        l.data<T>()[i] = small(rng) > 2;
+      } else if constexpr (std::is_integral_v<T>) {
+        l.data<T>()[i] = static_cast<T>(small(rng));
+      } else {
+        l.data<T>()[i] = T(static_cast<float>(real(rng)));
+      }
+    });
+  }
+  return l;
+}
+
+double tolerance(DType d) {
+  switch (d) {
+    case DType::bf16:
+      return 2e-2;
+    case DType::f16:
+      return 2e-3;
+    case DType::f32:
+      return 2e-5;
+    default:
+      return 0;
+  }
+}
+
+// Expects `got` to equal `want` within the dtype's relative tolerance (NaN matches NaN).
+void expect_close(const Literal& got, const Literal& want, const std::string& what) {
+  ASSERT_EQ(got.type, want.type) << what;
+  double tol = tolerance(want.dtype());
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double g = got.at(i), w = want.at(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (g == w) continue;
+    ASSERT_LE(std::fabs(g - w), tol * std::max(1.0, std::fabs(w)))
+        << what << " element " << i << ": cpu " << g << ", reference " << w;
+  }
+}
+
+// Runs `exe` (compiled once, so later seeds reuse the buffers earlier runs released) and the
+// reference on the same random arguments.
+void check_case(const Case& c, Executable& exe, uint32_t seed) {
+  FunctionPtr f = parse_program(c.text);
+  std::mt19937 rng(seed);
+  std::vector<Literal> args;
+  for (const TensorType& t : f->param_types()) args.push_back(random_literal(t, rng));
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe.run(args);
+  ASSERT_EQ(got.size(), want.size()) << c.name;
+  for (size_t i = 0; i < want.size(); ++i)
+    expect_close(got[i], want[i], std::string(c.name) + " result " + std::to_string(i));
+}
+
+}  // namespace
+
+TEST(CpuVsReference, EveryCase) {
+  for (const Case& c : cases()) {
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    for (uint32_t seed = 1; seed <= 5; ++seed) {
+      SCOPED_TRACE(std::string(c.name) + " seed " + std::to_string(seed));
+      check_case(c, *exe, seed);
+    }
+  }
+}
+
+TEST(CpuVsReference, EveryOpIsCovered) {
+  for (int i = 0; i < kNumOps; ++i) {
+    auto op = static_cast<OpCode>(i);
+    if (op == OpCode::parameter) continue;
+    std::string needle = " " + std::string(op_name(op)) + "(";
+    bool found = false;
+    for (const Case& c : cases())
+      found = found || std::string(c.text).find(needle) != std::string::npos;
+    EXPECT_TRUE(found) << op_name(op) << " has no differential case";
+  }
+}
+
+TEST(CpuBackend, GemmGoesThroughOneDnn) {
+  for (const char* name : {"matmul", "matmul_t", "batched_attention", "matmul_bf16"}) {
+    for (const Case& c : cases()) {
+      if (std::string(c.name) != name) continue;
+      auto exe = make_backend("cpu")->compile(parse_program(c.text));
+      EXPECT_EQ(exe->plan_stats().gemm, 1) << name;
+    }
+  }
+}
+
+TEST(CpuBackend, ElementwiseChainsAreFused) {
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "fused_chain") continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fused, 1);
+    EXPECT_EQ(exe->plan_stats().fused_ops, 19);
+  }
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "softmax_bias") continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fused, 2);  // broadcast+sub+exp, broadcast+div+broadcast+add
+    EXPECT_EQ(exe->plan_stats().fallback, 0);
+  }
+}
+
+TEST(CpuBackend, PeakBytesCountLiveValues) {
+  // Each exp's operand dies once it has run, so at most two f32[1000] values are live at once.
+  auto f = parse_program(
+      "func @main(%x: f32[1000]) -> (f32[1000]) {\n  %0 = exp(%x) : f32[1000]\n"
+      "  %1 = exp(%0) : f32[1000]\n  %2 = exp(%1) : f32[1000]\n  return %2\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().peak_device_bytes, 8000);
+  EXPECT_EQ(exe->plan_stats().peak_host_bytes, 0);
+}
+
+TEST(CpuBackend, WrongArgumentsThrow) {
+  auto f = parse_program("func @main(%x: f32[2]) -> (f32[2]) {\n  return %x\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_THROW(exe->run(std::vector<Literal>{}), ValueError);
+  EXPECT_THROW(exe->run(std::vector<Literal>{Literal::zeros({DType::f32, Shape{3}})}), ValueError);
+}
