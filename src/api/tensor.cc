@@ -216,6 +216,10 @@ Tensor host_scalar(double v, DType dtype) {
   return Tensor(make_pooled<TensorImpl>(it->second.value, it->second.leaf));
 }
 
+void Tensor::mark_rebound(TensorImpl& impl) {
+  if (impl.pure_capture) impl.rebound_away = true;
+}
+
 // ---- in-place: rebind the shared impl to the new value ----
 namespace {
 Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {

@@ -21,6 +21,8 @@ metrics::Counter& c_traces = metrics::counter("PureTraces");
 metrics::Counter& c_calls = metrics::counter("PureCalls");
 }  // namespace
 
+bool capture_rebound(const Tensor& capture) { return capture.impl()->rebound_away; }
+
 bool check_pure_env() {
   const char* v = std::getenv("LAZAX_CHECK_PURE");
   return v && std::string(v) != "0";
@@ -81,6 +83,8 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
   e->fn = build_traced_function(f, vals);
   for (const auto& c : f.captures) {
     auto impl = std::dynamic_pointer_cast<TensorImpl>(c.source);
+    impl->pure_capture = true;  // read as it is now: a later assignment of it is noted
+    impl->rebound_away = false;
     e->captures.push_back(Tensor(impl));
     e->capture_types.push_back(c.placeholder->outputs[0]);
   }

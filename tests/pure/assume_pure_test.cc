@@ -323,3 +323,44 @@ TEST(AssumePure, MetricsReportShowsTracesAndTimes) {
         "UncachedCompile", "CompileTime", "ExecuteTime", "LiveBuffers", "LiveBytes", "PeakBytes"})
     EXPECT_NE(r.find(key), std::string::npos) << key << "\n" << r;
 }
+
+// Issue 20, trap 1: a captured tensor variable that the caller assigns a new value is read
+// afresh (the program is traced again), as the same code without assume_pure reads it; an
+// in-place update is seen without a new trace; assigning an unrelated variable costs nothing.
+TEST(AssumePure, ReassignedCaptureIsReadAfresh) {
+  Tensor w = full({1}, 2.0);
+  auto f = assume_pure([&](const Tensor& x) { return x * w; });
+  Tensor x = full({1}, 3.0);
+  int64_t traces = counter("PureTraces");
+  EXPECT_EQ(vec(f(x)), std::vector<float>{6.0f});
+  w = full({1}, 5.0);  // rebinds the variable the function reads
+  EXPECT_EQ(vec(f(x)), std::vector<float>{15.0f});
+  EXPECT_EQ(counter("PureTraces") - traces, 2);
+  w.mul_(2.0);  // in place: the same handle, read afresh without tracing again
+  EXPECT_EQ(vec(f(x)), std::vector<float>{30.0f});
+  Tensor other = full({1}, 1.0);
+  other = full({1}, 7.0);  // not captured: no new trace
+  EXPECT_EQ(vec(f(x)), std::vector<float>{30.0f});
+  EXPECT_EQ(counter("PureTraces") - traces, 2);
+}
+
+// The training loop that trap 1 broke: weights updated by reassignment keep learning.
+TEST(AssumePure, WeightsUpdatedByReassignmentKeepLearning) {
+  auto run = [](bool pure) {
+    Tensor w = full({2}, 1.0).requires_grad_();
+    Tensor x = from_vector<float>({1.0f, -2.0f}, {2});
+    auto plain = [&](const Tensor& h) { return (h * w).sum().square(); };
+    auto f = assume_pure(plain);
+    std::vector<float> losses;
+    for (int step = 0; step < 3; ++step) {
+      Tensor loss = pure ? f(x) : plain(x);
+      loss.backward();
+      losses.push_back(loss.item());
+      w = (w - w.grad() * 0.1).detach().requires_grad_();
+    }
+    return losses;
+  };
+  std::vector<float> want = run(false), got = run(true);
+  EXPECT_NE(want[0], want[2]) << "the plain loop learns";
+  expect_near(got, want);
+}

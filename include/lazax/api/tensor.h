@@ -43,6 +43,22 @@ class Tensor {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+  // Assignment rebinds this variable to another value (unlike add_, which changes the value
+  // every copy of the handle sees). A handle that an assume_pure program captured is noted as
+  // possibly rebound, so that the program reads the variable's new value (autodiff/pure.h).
+  Tensor& operator=(const Tensor& o) {
+    if (impl_ != o.impl_) note_rebind();
+    impl_ = o.impl_;
+    return *this;
+  }
+  Tensor& operator=(Tensor&& o) noexcept {
+    if (impl_ != o.impl_) note_rebind();
+    impl_ = std::move(o.impl_);
+    return *this;
+  }
   // A materialized tensor holding `value`.
   explicit Tensor(Literal value);
 
@@ -227,6 +243,11 @@ class Tensor {
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
  private:
+  void note_rebind() const {
+    if (impl_) mark_rebound(*impl_);
+  }
+  static void mark_rebound(TensorImpl& impl);  // tensor.cc
+
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -38,6 +38,11 @@ class TensorImpl : public LazyValue {
     uint32_t slot;
   };
   InlineVec<SavedBy, 1> saved_by;
+  // Set while an assume_pure program reads this handle as a capture; `rebound_away` is set when
+  // a Tensor variable holding it is assigned another value (Tensor::operator=), which may be the
+  // variable the function reads, so the program's next call traces it again (autodiff/pure.h).
+  bool pure_capture = false;
+  bool rebound_away = false;
 };
 
 // Grad mode (thread-local): when off, ops record no tape entries.

@@ -51,6 +51,9 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
                                       const std::vector<Tensor>& args, const FlatFn& body);
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args);
 bool check_pure_env();
+// Whether a Tensor variable holding this captured handle was assigned another value since the
+// trace that captured it (TensorImpl::rebound_away).
+bool capture_rebound(const Tensor& capture);
 // Throws ImpureFunctionError naming the first node where `now` differs from `cached`.
 void compare_traces(const std::string& name, const Function& cached, const Function& now);
 void note_cache_miss(const std::string& name, const std::string& key, size_t entries);
@@ -121,9 +124,13 @@ class PureFunction {
     return k.digest();
   }
 
+  // Whether the captured tensors are still what the program was traced with: the same types,
+  // and no Tensor variable that held one has since been assigned another value (the function
+  // may read that variable: `w = w - lr * g` outside, `x * w` inside), else it is traced again.
   static bool captures_match(const detail::PureEntry& e) {
     for (size_t i = 0; i < e.captures.size(); ++i) {
-      if (e.captures[i].dtype() != e.capture_types[i].dtype ||
+      if (detail::capture_rebound(e.captures[i]) ||
+          e.captures[i].dtype() != e.capture_types[i].dtype ||
           e.captures[i].shape() != e.capture_types[i].shape)
         return false;
     }
