@@ -8,7 +8,6 @@
 #include "assume_pure_bench.h"
 #include "cli.h"
 #include "kernels_bench.h"
-#include "kernels_bench.h"
 #include "trace_bench.h"
 
 namespace lazax::cli {

@@ -190,7 +190,8 @@ void add_bench_train(CLI::App& bench) {
       ->check(CLI::Range(int64_t{0}, int64_t{1024}));
   sub->add_option("--mode", o->train.mode, "lazax's layer mode (default lazy)")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
-  sub->add_option("--backend", o->train.backend, "lazax's backend (default: $LAZAX_BACKEND, else cpu)")
+  sub->add_option("--backend", o->train.backend,
+                  "lazax's backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());
   sub->add_flag_callback(
       "--no-peers", [o] { o->peers = false; }, "skip PyTorch");

@@ -183,7 +183,8 @@ void add_run_command(CLI::App& app) {
   sub->add_option("--out", req->out_dir, "the output directory (created if missing)")
       ->required()
       ->check([](const std::string& v) { return v.empty() ? "needs a directory" : ""; });
-  sub->add_option("--backend", req->backend, "the backend (default: $LAZAX_BACKEND, else cpu; reference is the oracle)")
+  sub->add_option("--backend", req->backend,
+                  "the backend (default: $LAZAX_BACKEND, else cpu; reference is the oracle)")
       ->check(backend_validator());
   sub->add_flag("--grad", req->grad,
                 "also write DIR/grad0.npy, ...: the gradient of result 0 (a floating scalar)\n"

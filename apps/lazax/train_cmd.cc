@@ -70,7 +70,8 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--svg", o->svg, "the loss-curve picture (default loss.svg; '' for none)");
   sub->add_option("--sample", o->sample_tokens, "bytes to sample at the end (default 200)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000}));
-  sub->add_option("--threads", o->threads, "threads of the cpu backend (default: the machine's cores)")
+  sub->add_option("--threads", o->threads,
+                  "threads of the cpu backend (default: the machine's cores)")
       ->check(CLI::Range(int64_t{0}, int64_t{1024}));
   sub->add_option("--backend", o->backend, "the backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());

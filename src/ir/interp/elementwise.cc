@@ -11,7 +11,8 @@ namespace lazax::interp {
 namespace {
 
 void check_elementwise(const Node& node, std::span<const Literal> in, size_t arity) {
-  require(in.size() == arity, node, [&] { return "expects " + std::to_string(arity) + " operands"; });
+  require(in.size() == arity, node,
+          [&] { return "expects " + std::to_string(arity) + " operands"; });
   for (const auto& x : in) {
     require(x.numel() == node.outputs.at(0).numel(), node, [&] {
       return "operand " + x.type.str() + " does not match result " + node.outputs[0].str();
