@@ -120,7 +120,10 @@ case "${1:-}" in
     root=$(pwd -P | sed 's/[^a-zA-Z0-9/_-]/\\&/g')  # as CMake writes it, regex-escaped
     start=$SECONDS
     echo "[lazax.sh] clang-tidy over src/, apps/ and bench/ ($JOBS jobs)"
+    # clang does not search GCC's own include directory, where omp.h (libgomp) lives.
+    omp_dir=$(dirname "$(gcc -print-file-name=include/omp.h)")
     if ! run-clang-tidy-16 -p build -j "$JOBS" -quiet -extra-arg=-Wno-unknown-warning-option \
+      -extra-arg=-isystem"$omp_dir" \
       "^$root/(src|apps|bench/(?!libtorch_eager_add\.cc$))[^ ]*\.cc$" >build/lint-tidy.log 2>&1
     then
       grep -E ': (error|warning): ' build/lint-tidy.log | sort -u >&2 ||

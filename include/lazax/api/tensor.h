@@ -50,7 +50,8 @@ class Tensor {
   // every copy of the handle sees). A handle that an assume_pure program captured is noted as
   // possibly rebound, so that the program reads the variable's new value (autodiff/pure.h).
   Tensor& operator=(const Tensor& o) {
-    if (impl_ != o.impl_) note_rebind();
+    if (this == &o || impl_ == o.impl_) return *this;
+    note_rebind();
     impl_ = o.impl_;
     return *this;
   }

@@ -138,6 +138,7 @@ auto grad_impl(F& f, bool with_aux, const char* who, const Args&... args) {
 }
 template <class T>
 auto unwrap_single(T&& t) {
+  // NOLINTNEXTLINE(bugprone-branch-clone): the branches return different types
   if constexpr (std::tuple_size_v<std::decay_t<T>> == 1) {
     return std::get<0>(std::forward<T>(t));
   } else {

@@ -389,6 +389,7 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
 void run_fused(const Step& step, Frame& frame) {
   const auto& k = static_cast<const FusedKernel&>(*step.state);
   std::vector<const void*> ins;
+  ins.reserve(step.in.size());
   for (int32_t s : step.in) ins.push_back(frame[static_cast<size_t>(s)].buffer.data());
   std::vector<Literal> outs;
   std::vector<void*> out_ptrs;

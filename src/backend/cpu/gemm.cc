@@ -136,10 +136,12 @@ std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorTyp
   if (node.outputs[0].numel() == 0 || ls.numel() == 0 || rs.numel() == 0) return nullptr;
   auto free_dims = [](size_t rank, const IntList& batch, const IntList& contracting) {
     IntList f;
-    for (int64_t d = 0; d < static_cast<int64_t>(rank); ++d)
+    for (int64_t d = 0; d < static_cast<int64_t>(rank); ++d) {
       if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
-          std::find(contracting.begin(), contracting.end(), d) == contracting.end())
+          std::find(contracting.begin(), contracting.end(), d) == contracting.end()) {
         f.push_back(d);
+      }
+    }
     return f;
   };
   IntList lf = free_dims(ls.rank(), at->lhs_batch, at->lhs_contracting);

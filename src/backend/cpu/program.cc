@@ -22,10 +22,11 @@ std::vector<Literal> Step::operands(const Frame& frame) const {
 }
 
 void Step::store(Frame& frame, std::vector<Literal> outs) const {
-  if (outs.size() != out.size())
+  if (outs.size() != out.size()) {
     throw VerifyError("[cpu] " + std::string(op_name(node->op)) + " returned " +
                       std::to_string(outs.size()) + " values, expected " +
                       std::to_string(out.size()));
+  }
   for (size_t i = 0; i < out.size(); ++i) frame[static_cast<size_t>(out[i])] = std::move(outs[i]);
 }
 
@@ -233,16 +234,27 @@ class Compiler {
 
   static void select(const Node& node, std::span<const TensorType> in, const SubCompiler& sub,
                      Step& s, PlanStats& st) {
+    // The first kernel that takes the node (a planner returns null when it does not).
     if (has_flag(node.op, kHasBodies)) {
       s.state = plan_control(node, sub);
       s.fn = control_kernel(node.op);
-    } else if (node.op == OpCode::dot_general && (s.state = plan_gemm(node, in))) {
+      return;
+    }
+    if (node.op == OpCode::dot_general) s.state = plan_gemm(node, in);
+    if (s.state) {
       s.fn = &run_gemm;
       ++st.gemm;
-    } else if ((node.op == OpCode::broadcast_in_dim || node.op == OpCode::transpose) &&
-               (s.state = plan_layout(node, in))) {
+      return;
+    }
+    if (node.op == OpCode::broadcast_in_dim || node.op == OpCode::transpose) {
+      s.state = plan_layout(node, in);
+    }
+    if (s.state) {
       s.fn = &run_layout;
-    } else if ((s.state = plan_reduce(node, in))) {
+      return;
+    }
+    s.state = plan_reduce(node, in);
+    if (s.state) {
       s.fn = &run_reduce;
     } else {
       s.fn = &run_fallback;
