@@ -84,13 +84,14 @@ Resumed resume(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
                const nn::LlamaConfig& c) {
   nn::LlamaConfig saved = checkpoint_config(path);
   if (saved.dim != c.dim || saved.n_layers != c.n_layers || saved.n_heads != c.n_heads ||
-      saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch)
+      saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch) {
     throw ValueError("[train] --resume " + path + " holds a model of dim " +
                      std::to_string(saved.dim) + ", " + std::to_string(saved.n_layers) +
                      " layers, " + std::to_string(saved.n_heads) + " heads, hidden " +
                      std::to_string(saved.hidden) + ", seq " + std::to_string(saved.seq) +
                      ", batch " + std::to_string(saved.batch) +
                      "; pass the same sizes as the run that wrote it");
+  }
   optim::CheckpointInfo info =
       optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator());
   Resumed r;
