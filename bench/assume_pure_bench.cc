@@ -13,17 +13,16 @@
 #include <sstream>
 #include <vector>
 
-#include "decoder.h"
+#include "lazax/api/random.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/core/metrics.h"
+#include "lazax/nn/llama.h"
+#include "lazax/optim/sgd.h"
 #include "lazax/runtime/context.h"
 #include "subprocess.h"
 
 namespace lazax::bench {
 namespace {
-
-using models::DecoderConfig;
-using models::LayerParams;
 
 int64_t thread_cpu_ns() {
   timespec ts{};
@@ -76,52 +75,54 @@ class NullBackendScope {
   std::string saved_;
 };
 
-struct Batch {
-  Tensor tokens, targets;
-};
-
-// Deterministic tokens that change every step (the values do not matter to the host cost).
-Batch make_batch(const DecoderConfig& c, int step) {
-  std::vector<int64_t> tok, tgt;
-  for (int64_t i = 0; i < c.batch * c.seq; ++i) {
+// Deterministic tokens [batch, seq + 1] that change every step (the values do not matter to the
+// host cost); the model predicts tokens[:, 1:] from tokens[:, :-1].
+Tensor make_tokens(const nn::LlamaConfig& c, int step) {
+  std::vector<int64_t> tok;
+  for (int64_t i = 0; i < c.batch * (c.seq + 1); ++i)
     tok.push_back((int64_t{step} * 7 + i * 13) % c.vocab);
-    tgt.push_back((int64_t{step} * 7 + i * 13 + 1) % c.vocab);
-  }
-  return {from_vector<int64_t>(tok, {c.batch, c.seq}), from_vector<int64_t>(tgt, {c.batch, c.seq})};
+  return from_vector<int64_t>(tok, {c.batch, c.seq + 1});
 }
 
-DecoderConfig bench_config(int64_t layers, int block_repeats) {
-  DecoderConfig c;  // vocab 256, hidden 128, 4 heads, MLP 256, sequence 8, batch 2
-  c.layers = layers;
-  c.block_repeats = block_repeats;
+// The bench's own sizes: vocab 256, dim 128, 4 heads, SwiGLU hidden 256, sequence 8, batch 2.
+nn::LlamaConfig bench_config(int64_t layers) {
+  nn::LlamaConfig c;
+  c.vocab = 256;
+  c.dim = 128;
+  c.n_layers = layers;
+  c.n_heads = 4;
+  c.hidden = 256;
+  c.seq = 8;
+  c.batch = 2;
   return c;
 }
 
-// The assume_pure body: one object for the whole model; the parameters are arguments, so all
-// layers share one trace.
-struct LayerBody {
-  const DecoderConfig* cfg;
-  Tensor operator()(const LayerParams& lp, const Tensor& h) const {
-    return models::decoder_layer(lp, h, *cfg);
+// Every mode starts from the same weights.
+nn::Llama bench_model(int64_t layers) {
+  manual_seed(1234);
+  return nn::Llama(bench_config(layers));
+}
+
+// The "2x ops" body: a layer's block applied twice (same weights), as one assume_pure call.
+struct TwiceBlock {
+  Tensor operator()(const nn::TransformerBlock& b, const Tensor& h) const {
+    return b.forward(b.forward(h));
   }
 };
+
+// How a mode runs the layers: Llama's own lazy or assume_pure modes, or each block twice inside
+// one assume_pure call per layer.
+enum class Layers { lazy, assume_pure, twice_pure };
 
 // One mode's model and figures; steps run in several rounds, interleaved with the other modes.
 class ModeRun {
  public:
-  ModeRun(std::string name, const DecoderConfig& cfg, bool pure)
-      : cfg_(cfg),
-        params_(models::init_decoder(cfg_, 1234)),
-        flat_(models::parameters(params_)),
-        pure_layer_(assume_pure(LayerBody{&cfg_}, PureOptions{"decoder_layer"})) {
+  ModeRun(std::string name, int64_t layers, Layers how)
+      : model_(bench_model(layers)),
+        how_(how),
+        sgd_(model_.named_parameters(), optim::SGDOptions{.lr = 1e-3}),
+        twice_(assume_pure(TwiceBlock{}, PureOptions{"llama_block_twice"})) {
     r_.name = std::move(name);
-    if (pure) {
-      layer_ = [this](size_t l, const Tensor& h) { return pure_layer_(params_.layers[l], h); };
-    } else {
-      layer_ = [this](size_t l, const Tensor& h) {
-        return models::decoder_layer(params_.layers[l], h, cfg_);
-      };
-    }
   }
   ModeRun(const ModeRun&) = delete;
   ModeRun& operator=(const ModeRun&) = delete;
@@ -148,16 +149,28 @@ class ModeRun {
   }
 
  private:
+  // Mean next-token cross entropy: Llama::forward, or its pieces with each block applied twice.
+  Tensor loss(const Tensor& tokens) {
+    if (how_ == Layers::lazy) return model_.forward(tokens, nn::LayerMode::lazy);
+    if (how_ == Layers::assume_pure) return model_.forward(tokens, nn::LayerMode::assume_pure);
+    int64_t b = tokens.size(0), t = tokens.size(1) - 1;
+    Tensor h = model_.tok_embeddings(tokens.slice(1, 0, t));
+    for (const nn::TransformerBlock& block : model_.layers) h = twice_(block, h);
+    Tensor logits = model_.output(model_.norm(h));
+    return cross_entropy(logits.reshape({b * t, model_.config().vocab}),
+                         tokens.slice(1, 1, t + 1).reshape({b * t}));
+  }
+
   void step(bool timed) {
-    Batch b = make_batch(cfg_, step_++);
+    Tensor tokens = make_tokens(model_.config(), step_++);
     int64_t misses0 = counter("UncachedCompile"), cached0 = counter("CachedCompile"),
             traces0 = counter("PureTraces"), cuts0 = counter("GraphSizeCuts");
     int64_t ops0 = counter("OpsRecorded"), nodes0 = counter("SyncedNodes");
     int64_t t0 = thread_cpu_ns(), t1, t2, e0, e1;
     {
-      Tensor loss = models::decoder_loss(params_, b.tokens, b.targets, cfg_, layer_);
+      Tensor l = loss(tokens);
       t1 = thread_cpu_ns();
-      loss.backward();
+      l.backward();
       t2 = thread_cpu_ns();
       e0 = execute_ns();
       step_sync();
@@ -167,7 +180,8 @@ class ModeRun {
     int64_t ops1 = counter("OpsRecorded"), nodes1 = counter("SyncedNodes");
 
     int64_t t4 = thread_cpu_ns();
-    models::sgd_step(flat_, 1e-3);
+    sgd_.step();
+    sgd_.zero_grad();
     int64_t e2 = execute_ns();
     optimizer_sync();
     int64_t e3 = execute_ns();
@@ -195,11 +209,10 @@ class ModeRun {
     nodes_.push_back(static_cast<double>(nodes1 - nodes0));
   }
 
-  DecoderConfig cfg_;
-  models::DecoderParams params_;
-  std::vector<Tensor> flat_;
-  PureFunction<LayerBody> pure_layer_;
-  models::LayerFn layer_;
+  nn::Llama model_;
+  Layers how_;
+  optim::SGD sgd_;
+  PureFunction<TwiceBlock> twice_;
   int step_ = 0;
   bool skipped_ = false;
   ModeResult r_;
@@ -323,10 +336,9 @@ AssumePureBenchResult run_assume_pure_bench(const AssumePureBenchOptions& option
   {
     NullBackendScope null_backend;
     std::vector<std::unique_ptr<ModeRun>> modes;
-    modes.push_back(std::make_unique<ModeRun>("lazy", bench_config(o.layers, 1), false));
-    modes.push_back(std::make_unique<ModeRun>("assume_pure", bench_config(o.layers, 1), true));
-    modes.push_back(
-        std::make_unique<ModeRun>("assume_pure, 2x ops", bench_config(o.layers, 2), true));
+    modes.push_back(std::make_unique<ModeRun>("lazy", o.layers, Layers::lazy));
+    modes.push_back(std::make_unique<ModeRun>("assume_pure", o.layers, Layers::assume_pure));
+    modes.push_back(std::make_unique<ModeRun>("assume_pure, 2x ops", o.layers, Layers::twice_pure));
     if (!o.only.empty()) {
       static const char* const kNames[] = {"lazy", "assume_pure", "double"};
       auto at = std::find(std::begin(kNames), std::end(kNames), o.only);
@@ -421,8 +433,8 @@ std::string to_table(const AssumePureBenchResult& r) {
   std::ostringstream os;
   const auto& o = r.options;
   os << "lazax bench assume-pure: " << o.layers
-     << "-layer decoder (hidden 128, vocab 256, batch 2, seq 8), " << o.steps << " steps (in "
-     << o.rounds << " rounds, the modes taking turns) after " << o.warmup
+     << "-layer nn::Llama (dim 128, 4 heads, hidden 256, vocab 256, batch 2, seq 8), " << o.steps
+     << " steps (in " << o.rounds << " rounds, the modes taking turns) after " << o.warmup
      << " warm-up steps;\n  host ms per step, thread CPU time, medians; execution excluded (null "
         "backend)\n";
   std::snprintf(line, sizeof line, "  %-22s %9s %9s %9s %9s %9s %9s %8s %7s\n", "mode", "host",
@@ -436,7 +448,7 @@ std::string to_table(const AssumePureBenchResult& r) {
     os << line;
   }
   std::snprintf(line, sizeof line,
-                "  %-22s %9.3f          (sgd_step + its sync, all %zu parameters; "
+                "  %-22s %9.3f          (optim::SGD step + its sync, all %zu parameters; "
                 "lazy mode's median)\n",
                 "optimizer", r.lazy.optimizer_ms, static_cast<size_t>(o.layers * 9 + 3));
   os << line;

@@ -1,13 +1,14 @@
-// `lazax bench assume-pure`: the host cost of a training step of a deep decoder (apps/models),
-// traced op by op in plain lazy mode and with assume_pure over each layer, next to PyTorch's lazy
-// tensor tracing (torch._lazy) of the same model on the same machine (PyTorch/XLA reports
-// 140.1 ms vs 24.2 ms for this setting on its own hardware).
+// `lazax bench assume-pure`: the host cost of a training step of a deep decoder (nn::Llama of
+// lazax/nn/llama.h at the bench's own sizes: dim 128, 4 heads, SwiGLU hidden 256, vocab 256,
+// batch 2, sequence 8), traced op by op in plain lazy mode and with assume_pure over each layer,
+// next to PyTorch's lazy tensor tracing (torch._lazy) of the same model on the same machine
+// (PyTorch/XLA reports 140.1 ms vs 24.2 ms for this setting on its own hardware).
 //
-// What is timed, per step: the forward (decoder_loss), loss.backward() and lazax::sync() until
-// the gradients are computed, less the execution; then, on its own line, the optimizer (sgd_step
-// and its sync). The timed loops run on the "null" backend, which compiles and computes nothing
-// (the reference interpreter would take seconds per step): what remains is recording, the tape,
-// the graph walk + hash + cache lookup of sync, rebinding the results and freeing the step's
+// What is timed, per step: the forward (the loss), loss.backward() and lazax::sync() until the
+// gradients are computed, less the execution; then, on its own line, the optimizer (optim::SGD's
+// step and its sync). The timed loops run on the "null" backend, which compiles and computes
+// nothing (the reference interpreter would take seconds per step): what remains is recording, the
+// tape, the graph walk + hash + cache lookup of sync, rebinding the results and freeing the step's
 // graph and tape. The null backend's run (returning shared zero buffers) is read from the
 // runtime's ExecuteTime timer and subtracted. Times are thread CPU time
 // (CLOCK_THREAD_CPUTIME_ID), so that other processes on a shared machine do not inflate them;
@@ -16,10 +17,11 @@
 // torch._lazy peer (bench/torch_lazy_decoder.py, kept running as a subprocess) takes its turn
 // after each round, so that a change in the load of a shared machine falls on all of them alike.
 //
-// Modes: "lazy" (every op of every layer recorded each step), "assume_pure" (one assume_pure
-// object for the whole model, each layer's parameters passed as arguments, so one trace serves
-// all layers and each layer is one forward and one backward call node) and "assume_pure, 2x ops"
-// (DecoderConfig::block_repeats = 2: twice the ops inside each layer).
+// Modes: "lazy" (LayerMode::lazy: every op of every layer recorded each step), "assume_pure"
+// (LayerMode::assume_pure: Llama's one assume_pure block, each layer's parameters passed as
+// arguments, so one trace serves all layers and each layer is one forward and one backward call
+// node) and "assume_pure, 2x ops" (the bench composes Llama's pieces itself, each layer one
+// assume_pure call that applies the layer's block twice: twice the ops inside each layer).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -29,7 +31,7 @@
 namespace lazax::bench {
 
 struct AssumePureBenchOptions {
-  int64_t layers = 100;  // decoder layers (hidden 128, vocab 256, batch 2, sequence 8)
+  int64_t layers = 100;  // decoder layers (dim 128, vocab 256, batch 2, sequence 8)
   int steps = 100;       // timed training steps per mode
   int warmup = 2;        // untimed steps first (they trace and compile)
   int rounds = 5;        // the timed steps run in rounds, the modes taking turns
@@ -45,10 +47,10 @@ struct ModeResult {
   std::string name;
   double host_ms = 0;  // forward + backward + sync, execution excluded
   double host_ms_mean = 0;
-  double forward_ms = 0;    // decoder_loss
+  double forward_ms = 0;    // the loss
   double backward_ms = 0;   // loss.backward()
   double sync_ms = 0;       // sync less execution, and freeing the step's graph and tape
-  double optimizer_ms = 0;  // sgd_step + its sync, execution excluded
+  double optimizer_ms = 0;  // optim::SGD's step + its sync, execution excluded
   double optimizer_ms_mean = 0;
   double execute_ms_mean = 0;   // the null backend's runs (subtracted above), wall clock
   double ops_recorded = 0;      // lazy-graph ops recorded per step (forward + backward)

@@ -13,7 +13,7 @@ struct KernelsBenchOptions {
   bool peers = true;      // PyTorch's softmax and RMS norm (a subprocess)
   bool cpu_time = false;  // process CPU time instead of wall time
   int reps = 5;
-  int decoder_steps = 0;  // > 0: only the toy decoder's training step, this many times
+  int decoder_steps = 0;  // > 0: only nn::Llama's training step, this many times
 };
 
 // `lazax bench kernels`: prints a table or one JSON object.

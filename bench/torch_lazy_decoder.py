@@ -1,8 +1,11 @@
 """Peer figure for `lazax bench assume-pure`: PyTorch's own lazy tensor tracing (torch._lazy, the
 TorchScript backend of Debian's python3-torch) of one training step of the same decoder as
-apps/models/decoder.cc: token embedding, N layers of [RMSNorm -> causal multi-head attention
-(4 heads) -> residual -> RMSNorm -> SwiGLU MLP (inner 256) -> residual], final RMSNorm, output
-projection, mean cross entropy; hidden 128, vocab 256, batch 2, sequence 8.
+lazax's nn::Llama (include/lazax/nn/llama.h) at the bench's sizes: token embedding, N layers of
+[RMSNorm -> causal multi-head attention (4 heads, rotary embeddings) -> residual -> RMSNorm ->
+SwiGLU MLP (inner 256) -> residual], final RMSNorm, output projection, mean cross entropy;
+dim 128, vocab 256, batch 2, sequence 8. Weights are [out, in] as nn::Linear's (F.linear); their
+values (scaled normals) differ from nn::Llama's, which does not matter to the host cost. The
+rotary cos/sin tables are made once, as the reference Llama code's freqs_cis.
 
 What is timed, per step (after --warmup untimed steps, which compile):
   host_ms_per_step       forward + loss.backward() on lazy tensors: tracing only, up to (not
@@ -58,17 +61,22 @@ def main():
     s = 1.0 / math.sqrt(hidden)
     embed = param(vocab, hidden, scale=0.5)
     layers = []
-    for _ in range(args.layers):
+    for _ in range(args.layers):  # nn::Linear's weights are [out, in]
         layers.append(dict(
             attn_norm=torch.ones(hidden).to(dev).requires_grad_(),
             wq=param(hidden, hidden, scale=s), wk=param(hidden, hidden, scale=s),
-            wv=param(hidden, hidden, scale=s),
-            wo=param(hidden, hidden, scale=s / math.sqrt(2.0 * args.layers)),
+            wv=param(hidden, hidden, scale=s), wo=param(hidden, hidden, scale=s),
             mlp_norm=torch.ones(hidden).to(dev).requires_grad_(),
-            w_gate=param(hidden, mlp, scale=s), w_up=param(hidden, mlp, scale=s),
-            w_down=param(mlp, hidden, scale=1.0 / math.sqrt(mlp * 2.0 * args.layers))))
+            w1=param(mlp, hidden, scale=s), w3=param(mlp, hidden, scale=s),
+            w2=param(hidden, mlp, scale=1.0 / math.sqrt(mlp))))
     final_norm = torch.ones(hidden).to(dev).requires_grad_()
-    head = param(hidden, vocab, scale=s)
+    head = param(vocab, hidden, scale=s)
+    # Rotary embeddings, rotate-half convention (nn::apply_rotary), theta 10000.
+    half = hd // 2
+    inv = 1.0 / (10000.0 ** (torch.arange(half, dtype=torch.float32) * 2.0 / hd))
+    freqs = torch.arange(seq, dtype=torch.float32)[:, None] * inv[None, :]
+    angles = torch.cat([freqs, freqs], -1)
+    rope_cos, rope_sin = angles.cos().to(dev), angles.sin().to(dev)
     params = [embed, final_norm, head] + [t for l in layers for t in l.values()]
     torch._lazy.mark_step()
     torch._lazy.wait_device_ops()
@@ -76,32 +84,39 @@ def main():
     def rms_norm(x, w, eps=1e-5):
         return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * w
 
+    def rotary(x):
+        x1, x2 = x[..., :half], x[..., half:]
+        return x * rope_cos + torch.cat([-x2, x1], -1) * rope_sin
+
+    linear = torch.nn.functional.linear
+
     def decoder_layer(lp, h):
         b, t = h.shape[0], h.shape[1]
         for _ in range(args.block_repeats):
             x = rms_norm(h, lp["attn_norm"])
 
             def split(w):  # [b, t, d] -> [b, nh, t, hd]
-                return (x @ w).reshape(b, t, heads, hd).permute(0, 2, 1, 3)
+                return linear(x, w).reshape(b, t, heads, hd).transpose(1, 2)
 
-            q, k, v = split(lp["wq"]), split(lp["wk"]), split(lp["wv"])
+            q, k, v = rotary(split(lp["wq"])), rotary(split(lp["wk"])), split(lp["wv"])
             scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hd))
-            # lazax: where(tril_mask, scores, -1e9). Here: masked_fill above the diagonal, because
+            # lazax: where(tril_mask, scores, -1e30). Here: masked_fill above the diagonal, because
             # torch.where and logical_not fall back to eager CPU kernels in this torch._lazy,
             # which executes the pending graph in the middle of the trace.
             above = torch.ones(t, t, dtype=torch.bool, device=dev).triu(1)
-            scores = scores.masked_fill(above, -1e9)
+            scores = scores.masked_fill(above, -1e30)
             attn = torch.softmax(scores, -1) @ v
-            h = h + attn.permute(0, 2, 1, 3).reshape(b, t, hidden) @ lp["wo"]
+            h = h + linear(attn.transpose(1, 2).reshape(b, t, hidden), lp["wo"])
             y = rms_norm(h, lp["mlp_norm"])
-            h = h + (torch.nn.functional.silu(y @ lp["w_gate"]) * (y @ lp["w_up"])) @ lp["w_down"]
+            h = h + linear(torch.nn.functional.silu(linear(y, lp["w1"])) * linear(y, lp["w3"]),
+                           lp["w2"])
         return h
 
     def decoder_loss(tokens, targets):
         h = torch.nn.functional.embedding(tokens, embed)
         for lp in layers:
             h = decoder_layer(lp, h)
-        logits = rms_norm(h, final_norm) @ head
+        logits = linear(rms_norm(h, final_norm), head)
         n = tokens.numel()
         return torch.nn.functional.cross_entropy(logits.reshape(n, vocab), targets.reshape(n))
 

@@ -48,7 +48,7 @@ void add_assume_pure(CLI::App& bench) {
   CLI::App* sub = bench.add_subcommand(
       "assume-pure", "Host ms per training step of a decoder with and without assume_pure");
   sub->footer(
-      "Host ms per training step of a decoder (hidden 128, vocab 256, batch 2, seq 8) in plain\n"
+      "Host ms per training step of nn::Llama (dim 128, vocab 256, batch 2, seq 8) in plain\n"
       "lazy mode, with assume_pure over each layer, and with twice the ops per layer; the\n"
       "optimizer apart; next to torch._lazy tracing the same model.");
   sub->add_flag("--json", *json, "print one JSON object instead of a table (absent peers: null)");
@@ -84,7 +84,7 @@ void add_kernels(CLI::App& bench) {
   sub->add_option("--reps", options->reps, "repetitions; figures are medians (default 5)")
       ->check(CLI::Range(1, 1000));
   sub->add_option("--decoder", options->decoder_steps,
-                  "only time this many training steps of the toy decoder (tiny size)")
+                  "only time this many training steps of nn::Llama (tiny size, 4 heads)")
       ->check(CLI::Range(1, 100));
   sub->callback([options] { bench::run_kernels_bench(*options); });
 }

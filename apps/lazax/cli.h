@@ -67,7 +67,7 @@ void add_train_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 // `lazax bench train` (bench_train.cc), under `bench`.
 void add_bench_train(CLI::App& bench);
-// The decoder training part of the demo (decoder_demo.cc).
+// The decoder training part of `lazax demo --example`: a small nn::Llama (decoder_demo.cc).
 void decoder_demo();
 
 }  // namespace lazax::cli

@@ -132,7 +132,7 @@ void add_demo_command(CLI::App& app) {
   sub->footer(
       "Trains the tiny model with `lazax train` (about 4 minutes on the cpu backend).\n"
       "--example instead runs examples/mlp.lzir (tanh(x @ w)) on fixed inputs through\n"
-      "`lazax run`'s code path, then trains a small decoder for a few steps.");
+      "`lazax run`'s code path, then trains a small nn::Llama for a few steps.");
   sub->add_flag("--example", *example, "the example-program walkthrough instead");
   sub->add_option("--out", *out, "where the picture and the checkpoint go (default lazax-demo)");
   sub->callback([example, out] {
