@@ -79,15 +79,22 @@ for mode in ["assume_pure", "scan"]:
         failures.append(mode + " vs lazy")
 
 # Resume: 10 steps and a checkpoint, then the rest from it; the losses of steps 11..20 must be
-# the uninterrupted run's, bit for bit.
-train("lazy", "first.jsonl", "--steps", "10", "--save", path("step10.safetensors"))
-rest = train("lazy", "rest.jsonl", "--steps", str(STEPS), "--resume", path("step10.safetensors"))
-whole = [r["loss"] for r in logs["lazy"]]
-resumed = [r["loss"] for r in rest]
-ok = [r["step"] for r in rest] == list(range(11, STEPS + 1)) and resumed == whole[10:]
-print(f"{'ok  ' if ok else 'FAIL'} resume from step 10: {resumed[:2]}... vs {whole[10:12]}...")
-if not ok:
-    failures.append("resume")
+# the uninterrupted run's, bit for bit, on the default (cpu) backend and on the reference one.
+for backend in ["cpu", "reference"]:
+    b = ["--backend", backend]
+    if backend == "cpu":
+        whole = [r["loss"] for r in logs["lazy"]]
+    else:
+        whole = [r["loss"] for r in train("lazy", "whole_ref.jsonl", "--steps", str(STEPS), *b)]
+    ck = path(f"step10_{backend}.safetensors")
+    train("lazy", f"first_{backend}.jsonl", "--steps", "10", "--save", ck, *b)
+    rest = train("lazy", f"rest_{backend}.jsonl", "--steps", str(STEPS), "--resume", ck, *b)
+    resumed = [r["loss"] for r in rest]
+    ok = [r["step"] for r in rest] == list(range(11, STEPS + 1)) and resumed == whole[10:]
+    print(f"{'ok  ' if ok else 'FAIL'} resume from step 10 ({backend}): {resumed[:2]}... vs "
+          f"{whole[10:12]}...")
+    if not ok:
+        failures.append("resume " + backend)
 
 print("passed" if not failures else f"failed: {failures}")
 sys.exit(1 if failures else 0)
