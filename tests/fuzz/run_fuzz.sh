@@ -18,7 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${LAZAX_FUZZ_BUILD:-$root/build-fuzz}"
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLAZAX_FUZZ=ON -DLAZAX_TESTS=OFF >/dev/null
+  -DLAZAX_FUZZ=ON -DLAZAX_TESTS=OFF -DLAZAX_SAN_ONLY_CORE=ON >/dev/null
 ninja -C "$build" "${targets[@]}"
 
 each=$(( seconds / ${#targets[@]} ))
