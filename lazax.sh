@@ -37,8 +37,41 @@ build() {  # build DIR TYPE [extra cmake args]
 
 # The C++ sources that format and lint check (not the fuzzer's seeds or the test data).
 cxx_files() {
-  find src include tests apps bench -type f \( -name '*.h' -o -name '*.cc' \) \
+  find src include tests apps bench examples -type f \( -name '*.h' -o -name '*.cc' \) \
     -not -path 'tests/fuzz/seeds/*' -not -path '*/data/*' | LC_ALL=C sort
+}
+
+# Installs build/ to build/install and uses it as a user's project would: builds examples/ with
+# find_package(lazax) and runs each program, then builds examples/pkg_config_check.cc with
+# pkg-config alone and runs it. Fails with the step that failed.
+check_install() {
+  local prefix=$PWD/build/install log=build/examples.log
+  rm -rf "$prefix" build/examples
+  : >"$log"
+  install_failed() {
+    tail -40 "$log" >&2
+    echo "[lazax.sh] install check failed: $1 (log: $log)" >&2
+    exit 1
+  }
+  cmake --install build --prefix "$prefix" >>"$log" 2>&1 || install_failed "cmake --install"
+  cmake -S examples -B build/examples -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >>"$log" 2>&1 ||
+    install_failed "examples/ did not configure against the installed package"
+  ninja -C build/examples -j "$JOBS" >>"$log" 2>&1 ||
+    install_failed "examples/ did not build against the installed package"
+  ctest --test-dir build/examples --output-on-failure >>"$log" 2>&1 ||
+    install_failed "an example failed"
+  grep -E "^ *[0-9]+/[0-9]+ Test" "$log"
+  local pc_dir flags
+  pc_dir=$(dirname "$(find "$prefix" -name lazax.pc)")
+  flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags --libs lazax 2>>"$log") ||
+    install_failed "pkg-config --cflags --libs lazax"
+  # shellcheck disable=SC2086  # (the flags are words)
+  g++ -std=c++20 -Wall -Wextra -Werror examples/pkg_config_check.cc $flags \
+    -o build/examples/pkg_config_check >>"$log" 2>&1 ||
+    install_failed "a program did not build with pkg-config's flags: $flags"
+  ./build/examples/pkg_config_check >>"$log" 2>&1 || install_failed "pkg_config_check failed"
+  tail -1 "$log"
 }
 
 case "${1:-}" in
@@ -51,6 +84,8 @@ case "${1:-}" in
     install_missing
     build build Release
     (cd build && ctest --output-on-failure -j "$JOBS")
+    echo "[lazax.sh] install to build/install; examples/ and a pkg-config build against it"
+    check_install
     # ctest runs every test in a process of its own; this pass runs each binary whole, twice, in
     # a random order, so that a test that needs a cold cache or a clean process state fails here.
     seed=${LAZAX_SHUFFLE_SEED:-$((RANDOM % 99999 + 1))}

@@ -15,7 +15,33 @@
 
 #include "lazax/core/pool_allocator.h"
 
+#if LAZAX_HAVE_MIMALLOC
+#include <dlfcn.h>
+#endif
+
 using namespace lazax;
+
+#if LAZAX_HAVE_MIMALLOC
+namespace {
+// A function of the libmimalloc that pool_allocator.cc loaded (privately: not linked here).
+template <class Fn>
+Fn* mimalloc_function(const char* name) {
+  EXPECT_STREQ(pool_allocator_name(), "mimalloc");
+  void* lib = dlopen(LAZAX_MIMALLOC_SONAME, RTLD_NOW | RTLD_NOLOAD);
+  void* f = lib ? dlsym(lib, name) : nullptr;
+  if (!f) throw std::runtime_error(std::string("no ") + name + " in " + LAZAX_MIMALLOC_SONAME);
+  return reinterpret_cast<Fn*>(f);
+}
+bool mi_check_owned(const void* p) {
+  static auto* f = mimalloc_function<bool(const void*)>("mi_check_owned");
+  return f(p);
+}
+size_t mi_usable_size(const void* p) {
+  static auto* f = mimalloc_function<size_t(const void*)>("mi_usable_size");
+  return f(p);
+}
+}  // namespace
+#endif
 
 TEST(PoolBytes, TheUsableSizeCoversTheRequestAndIsAllTheCallers) {
   for (size_t asked : {size_t{1}, size_t{24}, size_t{33}, size_t{240}, size_t{720}, size_t{4096},

@@ -1,6 +1,6 @@
 // The allocator of the objects made and freed by the thousand on every training step (graph
 // nodes, tensor handles, tape entries, literals) and of the heap storage of their short lists.
-// It is mimalloc (Debian's libmimalloc-dev) where the build has it (LAZAX_HAVE_MIMALLOC), and the
+// It is mimalloc (Debian's libmimalloc) where the build has it (LAZAX_HAVE_MIMALLOC), and the
 // global operator new otherwise (the sanitizer and fuzzing builds, where AddressSanitizer must see
 // every block).
 //
@@ -10,29 +10,46 @@
 // until it is used up, so the blocks of one step sit together in few pages whatever ran before.
 // A free stack per type (what this file was before) handed such a step blocks scattered over every
 // page the big step had touched: the assume_pure step measured 16-20% slower after a plain lazy
-// one than alone (DECISIONS.md, "Allocator"). Debian's build of mimalloc also replaces malloc and
-// operator new for the whole process once the library is loaded, so std containers share it.
+// one than alone (DECISIONS.md, "Allocator").
+//
+// Why loaded, not linked: Debian's libmimalloc also defines malloc and operator new, so linking it
+// would replace the allocator of every program that links lazax. pool_allocator.cc loads it
+// privately (dlopen, RTLD_LOCAL) at the first allocation and calls mi_malloc through the pointers
+// below; the host keeps its malloc unless it links mimalloc itself (LAZAX_OVERRIDE_MALLOC).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
 #include <utility>
 
-#if LAZAX_HAVE_MIMALLOC
-#include <mimalloc.h>
-#endif
-
 namespace lazax {
 
+// Where lazax's blocks come from: "mimalloc", "malloc" (LAZAX_HAVE_MIMALLOC, but libmimalloc could
+// not be loaded) or "operator new" (a build without mimalloc). Loads mimalloc if not yet loaded.
+const char* pool_allocator_name();
+
 namespace detail {
+
+#if LAZAX_HAVE_MIMALLOC
+// mi_malloc, mi_free and mi_good_size of the privately loaded libmimalloc. Until the first call
+// they point at functions that load it; where it cannot be loaded, at malloc, free and a function
+// that returns its argument.
+struct MimallocFunctions {
+  std::atomic<void* (*)(size_t)> malloc;
+  std::atomic<void (*)(void*)> free;
+  std::atomic<size_t (*)(size_t)> good_size;
+};
+extern MimallocFunctions mimalloc_functions;
+#endif
 
 // A block of `bytes` bytes, aligned for any object of that size (at most
 // __STDCPP_DEFAULT_NEW_ALIGNMENT__); throws std::bad_alloc when there is no memory. (mi_malloc,
 // not mi_new: Debian builds mimalloc as C, whose mi_new aborts instead of throwing.)
 inline void* allocate_block(size_t bytes) {
 #if LAZAX_HAVE_MIMALLOC
-  void* p = mi_malloc(bytes);
+  void* p = mimalloc_functions.malloc.load(std::memory_order_acquire)(bytes);
   if (!p) throw std::bad_alloc();
   return p;
 #else
@@ -42,7 +59,7 @@ inline void* allocate_block(size_t bytes) {
 // Frees a block of allocate_block of `bytes` bytes.
 inline void free_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
 #if LAZAX_HAVE_MIMALLOC
-  mi_free(p);
+  mimalloc_functions.free.load(std::memory_order_acquire)(p);
 #elif defined(__cpp_sized_deallocation)
   ::operator delete(p, bytes);
 #else
@@ -58,7 +75,7 @@ inline void free_block(void* p, [[maybe_unused]] size_t bytes) noexcept {
 inline void* pool_allocate_bytes(size_t bytes, size_t& usable) {
   if (bytes > size_t{PTRDIFF_MAX}) throw std::bad_alloc();  // (no size class rounds it up)
 #if LAZAX_HAVE_MIMALLOC
-  usable = mi_good_size(bytes);
+  usable = detail::mimalloc_functions.good_size.load(std::memory_order_acquire)(bytes);
 #else
   usable = bytes;
 #endif
