@@ -249,7 +249,7 @@ Tensor square(const Tensor& a) {
   return x * x;
 }
 // x kept on one side of a bound b: b where x is beyond it, x where x is within (ties included:
-// the gradient is 1 there, as PyTorch's clamp and relu), and x detached where neither holds
+// the gradient is 1 there, as PyTorch's clamp), and x detached where neither holds
 // (NaN: its value stays, its gradient is 0, as PyTorch's).
 Tensor bounded(const Tensor& x, const Tensor& b, bool lower) {
   Tensor within = lower ? ge(x, b) : le(x, b);
@@ -309,13 +309,11 @@ Tensor where(const Tensor& cond, const Tensor& a, double b) {
   return where(cond, a, weak_scalar(a, b));
 }
 
-// As PyTorch: -0.0 and NaN are kept, the gradient is 0 at 0 and at NaN (the kept values are
-// detached), the dtype is x's, and bool is refused.
+// The relu primitive (one node): as PyTorch, -0.0 and NaN are kept, the gradient is 0 at 0 and
+// 1 at NaN (threshold_backward), the dtype is x's (integers too), and bool is refused.
 Tensor relu(const Tensor& x) {
   reject_bool(x, "relu");
-  // One zero of x's shape for both compares and the select (one broadcast node, not three).
-  Tensor zero = broadcast_to_shape(host_scalar(0.0, x.dtype()), x.shape(), "relu");
-  return where(gt(x, zero), x, where(lt(x, zero), zero, x.detach()));
+  return unary(OpCode::relu, x);
 }
 Tensor silu(const Tensor& x) {
   require_floating(x, "silu");

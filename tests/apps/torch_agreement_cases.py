@@ -53,7 +53,8 @@ def with_torch_note(case, torch_want):
 
 # op -> (reference on float64 tensors, input domain)
 UNARY_FLOAT = {
-    "neg": (torch.neg, "any"), "abs": (torch.abs, "any"), "sign": (lax_sign, "any"),
+    "neg": (torch.neg, "any"), "abs": (torch.abs, "any"), "relu": (torch.relu, "any"),
+    "sign": (lax_sign, "any"),
     "exp": (torch.exp, "any"), "log": (torch.log, "pos"), "log1p": (torch.log1p, "gt-1"),
     "expm1": (torch.expm1, "any"), "tanh": (torch.tanh, "any"), "logistic": (torch.sigmoid, "any"),
     "sqrt": (torch.sqrt, "pos"), "rsqrt": (torch.rsqrt, "pos"), "sin": (torch.sin, "any"),
@@ -69,7 +70,7 @@ INT_BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "max": torch.maximum, "min": torch.minimum,
     "div": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
 }
-INT_UNARY = {"neg": torch.neg, "abs": torch.abs, "sign": torch.sign}
+INT_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign}
 
 
 def domain(rng, kind, shape, dtype):

@@ -150,7 +150,7 @@ def f16_cases(rng):
         cs.append(single(f"{op}_f16", op, [a, b], BINARY_FLOAT[op](T(a), T(b))))
     s = np.array(SPECIALS).astype(F16)  # 1e30 and 100 overflow to inf
     with np.errstate(all="ignore"):
-        for op in ["exp", "log", "tanh", "floor", "round", "abs"]:
+        for op in ["exp", "log", "tanh", "floor", "round", "abs", "relu"]:
             fn = UNARY_FLOAT[op][0]
             cs.append(single(f"{op}_f16_specials", op, [s], fn(T(s))))
         a, b = np.repeat(s, len(s)), np.tile(s, len(s))
@@ -191,7 +191,7 @@ def empty_and_size1_cases(rng):
     for shape, tag in [((0, 3), "empty"), ((1, 1), "size1"), ((), "scalar")]:
         x = rng.normal(0, 1, shape).astype(F32)
         y = rng.normal(0, 1, shape).astype(F32)
-        for op in ["exp", "neg", "floor", "sign"]:
+        for op in ["exp", "neg", "floor", "sign", "relu"]:
             cs.append(single(f"{op}_f32_{tag}", op, [x], UNARY_FLOAT[op][0](T(x))))
         for op in ["add", "div"]:
             cs.append(single(f"{op}_f32_{tag}", op, [x, y], BINARY_FLOAT[op](T(x), T(y))))

@@ -28,6 +28,24 @@ TEST(ElementwiseGrads, Div) {
 }
 TEST(ElementwiseGrads, Neg) { unary(&neg, rnd(kShape, 3)); }
 TEST(ElementwiseGrads, Abs) { unary(&abs, rnd(kShape, 4, DType::f64, 0.1)); }
+TEST(ElementwiseGrads, Relu) { unary(&relu, rnd(kShape, 23, DType::f64, 0.1)); }
+// At the kink and the specials, as PyTorch's threshold_backward: 0 where x <= 0 (+-0 included),
+// 1 elsewhere (NaN included), in both modes; a NaN cotangent where x <= 0 gives 0, not NaN.
+TEST(ElementwiseGrads, ReluAtZerosNaNAndInfinities) {
+  for (DType dt : {DType::f64, DType::f32}) {
+    Tensor x = from_vector<double>({0.0, -0.0, NAN, INFINITY, -INFINITY, -1, 2}, {7}).to(dt);
+    const std::vector<double> want = {0, 0, 1, 1, 0, 0, 1};
+    EXPECT_EQ(values(grad([](const Tensor& v) { return relu(v).sum(); })(x)), want);
+    auto [y, t] = jvp([](const Tensor& v) { return relu(v); }, std::make_tuple(x),
+                      std::make_tuple(ones_like(x)));
+    EXPECT_EQ(values(t), want);
+    auto [out, pull] = vjp([](const Tensor& v) { return relu(v); }, x);
+    Tensor nan_ct = full({7}, NAN, dt);
+    std::vector<double> g = values(std::get<0>(pull(nan_ct)));
+    for (size_t i = 0; i < g.size(); ++i)
+      EXPECT_EQ(std::isnan(g[i]), want[i] != 0) << "element " << i;
+  }
+}
 TEST(ElementwiseGrads, SignHasZeroDerivative) {
   unary(&sign, rnd(kShape, 5, DType::f64, 0.1));
   auto g = grad([](const Tensor& x) { return (sign(x) * x).sum(); })(rnd(kShape, 5));

@@ -45,6 +45,7 @@ def one_op(op, attrs="", dtype=None, shape=None):
 # ---- elementwise ----
 UNARY = {
     "neg": (torch.neg, lambda s: normal(*s)), "abs": (torch.abs, lambda s: normal(*s, away=0.1)),
+    "relu": (torch.relu, lambda s: normal(*s, away=0.1)),
     "sign": (torch.sign, lambda s: normal(*s, away=0.1)), "exp": (torch.exp, lambda s: normal(*s)),
     "log": (torch.log, lambda s: uniform(0.5, 3, *s)), "log1p": (torch.log1p, lambda s: uniform(-0.5, 3, *s)),
     "expm1": (torch.expm1, lambda s: normal(*s)), "tanh": (torch.tanh, lambda s: normal(*s)),
@@ -56,9 +57,13 @@ UNARY = {
 }
 for op, (fn, make) in UNARY.items():
     case(f"{op}_f64", [make((3, 4))], one_op(op), fn)
-for op in ["exp", "tanh", "logistic", "rsqrt"]:
+for op in ["exp", "tanh", "logistic", "rsqrt", "relu"]:
     fn, make = UNARY[op]
     case(f"{op}_f32", [make((3, 4)).astype(F32)], one_op(op), fn)
+# relu at its kink and at the infinities: the derivative is 0 at +-0 (torch's threshold_backward).
+for dt, tag in [(F64, "f64"), (F32, "f32")]:
+    case(f"relu_{tag}_zeros_infs", [np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf], dt)], one_op("relu"),
+         torch.relu)
 
 BINARY = {
     "add": (torch.add, normal, normal), "sub": (torch.sub, normal, normal),
@@ -312,7 +317,7 @@ def in_dtype(dtype, build):
 LOW_TOL = {BF16: (4e-2, 4e-2), F16: (5e-3, 5e-3)}
 for dt in [BF16, F16]:
     tag = "bf16" if dt == BF16 else "f16"
-    for op in ["exp", "tanh", "logistic", "log", "sqrt", "sin", "erf", "abs"]:
+    for op in ["exp", "tanh", "logistic", "log", "sqrt", "sin", "erf", "abs", "relu"]:
         fn, make = UNARY[op]
         case(f"{op}_{tag}", [low(dt, make((3, 4)))], in_dtype(dt, one_op(op)), fn, LOW_TOL[dt])
     for op in ["add", "mul", "div", "pow", "max"]:

@@ -150,6 +150,12 @@ const std::vector<Case>& cases() {
        "  %17 = div(%16, %13) : f32[64,40]\n  %18 = neg(%17) : f32[64,40]\n"
        "  %19 = reduce_sum(%18) {axes=[1]} : f32[64]\n"
        "  return %18, %3, %4, %19\n}"},
+      {"fused_relu",  // relu inside a fused kernel (f32) and per node (i32, f16)
+       "func @main(%a: f32[64,40], %b: f32[64,40], %i: i32[7], %h: f16[9]) -> "
+       "(f32[64,40], f32[64,40], i32[7], f16[9]) {\n"
+       "  %0 = relu(%a) : f32[64,40]\n  %1 = mul(%0, %b) : f32[64,40]\n"
+       "  %2 = relu(%1) : f32[64,40]\n  %3 = relu(%i) : i32[7]\n  %4 = relu(%h) : f16[9]\n"
+       "  return %0, %2, %3, %4\n}"},
       {"softmax_bias",  // row and column broadcasts read inside the fused kernels
        "func @main(%x: f32[32,64], %b: f32[64]) -> (f32[32,64]) {\n"
        "  %0 = reduce_max(%x) {axes=[1]} : f32[32]\n"
@@ -298,6 +304,27 @@ TEST(CpuBackend, ElementwiseChainsAreFused) {
     auto exe = make_backend("cpu")->compile(parse_program(c.text));
     EXPECT_EQ(exe->plan_stats().fused, 2);  // broadcast+sub+exp, broadcast+div+broadcast+add
     EXPECT_EQ(exe->plan_stats().fallback, 0);
+  }
+}
+
+// The fused relu keeps what the reference keeps, bit for bit: NaN, -0.0, +0 for negatives.
+TEST(CpuBackend, FusedReluMatchesTheReferenceOnSpecials) {
+  auto f = parse_program(
+      "func @main(%x: f32[2048]) -> (f32[2048]) {\n  %0 = relu(%x) : f32[2048]\n"
+      "  %1 = neg(%0) : f32[2048]\n  %2 = relu(%1) : f32[2048]\n  return %2\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fused, 1);
+  EXPECT_EQ(exe->plan_stats().fallback, 0);
+  const float specials[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-40f, -1e-40f, 2.5f, -3};
+  Literal x = Literal::zeros({DType::f32, Shape{2048}});
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<float>()[i] = specials[i % 10];
+  std::vector<Literal> args{x};
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe->run(args);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    float g = got[0].data<float>()[i], w = want[0].data<float>()[i];
+    EXPECT_TRUE(std::isnan(g) ? std::isnan(w) : (g == w && std::signbit(g) == std::signbit(w)))
+        << "element " << i << ": cpu " << g << ", reference " << w;
   }
 }
 

@@ -112,9 +112,9 @@ class Gen {
 
   void unary() {
     ValueRef x = floating();
-    static constexpr OpCode kTotal[] = {OpCode::neg,      OpCode::abs,  OpCode::sign, OpCode::tanh,
-                                        OpCode::logistic, OpCode::sin,  OpCode::cos,  OpCode::erf,
-                                        OpCode::floor,    OpCode::round};
+    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::relu, OpCode::sign,
+                                        OpCode::tanh, OpCode::logistic, OpCode::sin,  OpCode::cos,
+                                        OpCode::erf,  OpCode::floor,    OpCode::round};
     switch (pick(0, 4)) {
       case 0:  // exp of a bounded value
         add(OpCode::exp, {add(OpCode::tanh, {x})});
@@ -128,7 +128,7 @@ class Gen {
         return;
       }
       default:
-        add(kTotal[pick(0, 9)], {x});
+        add(kTotal[pick(0, 10)], {x});
     }
   }
   void binary() {

@@ -115,6 +115,24 @@ TEST(InterpElementwise, NegAbsSign) {
   expect_same(unary(OpCode::neg, halfs<bf16>({1.5f, 0.0f})), {-1.5, -0.0});
 }
 
+// As PyTorch: 0 below zero, NaN and -0.0 kept, -inf gives +0; integers clamp at 0.
+TEST(InterpElementwise, Relu) {
+  const std::vector<double> want = {0, 0, -0.0, 3, NAN, 0, INFINITY, 0};
+  expect_same(unary(OpCode::relu, lit<float>({-2, 0, -0.0f, 3, kNaN, -kInf, kInf, -1e-30f})), want);
+  expect_same(unary(OpCode::relu, lit<double>({-2, 0, -0.0, 3, kNaN, -kInf, kInf, -1e-300})), want);
+  expect_same(unary(OpCode::relu, halfs<f16>({-2, 0, -0.0f, 3, kNaN, -kInf, kInf, -1e-7f})), want);
+  expect_same(unary(OpCode::relu, halfs<bf16>({-2, 0, -0.0f, 3, kNaN, -kInf, kInf, -1e-30f})),
+              want);
+  EXPECT_EQ(raw<int32_t>(unary(OpCode::relu, lit<int32_t>({-7, 0, 9, kMin32}))),
+            (std::vector<int32_t>{0, 0, 9, 0}));
+  EXPECT_EQ(raw<int64_t>(unary(OpCode::relu, lit<int64_t>({kMin64, -1, 5}))),
+            (std::vector<int64_t>{0, 0, 5}));
+  EXPECT_EQ(raw<uint8_t>(unary(OpCode::relu, lit<uint8_t>({0, 5, 255}))),
+            (std::vector<uint8_t>{0, 5, 255}));
+  EXPECT_EQ(unary(OpCode::relu, lit<float>({}, Shape{0})).numel(), 0);
+  expect_same(unary(OpCode::relu, Literal::scalar<float>(-4.0f)), {0});
+}
+
 TEST(InterpElementwise, TranscendentalF64) {
   auto x = lit<double>({0, 1, -1, 0.5, 1e-10, -kInf, kInf, kNaN});
   // Within 2 ulp of the expected values (the compiler may fold std::exp(1.0) differently).

@@ -23,7 +23,8 @@ TEST(OpFlags, LayoutViewsAreCheapLayoutViews) {
 }
 
 TEST(OpFlags, CheapToRecomputeIsArithmeticWithoutTranscendentalWork) {
-  for (OpCode op : {OpCode::add, OpCode::mul, OpCode::div, OpCode::select, OpCode::compare})
+  for (OpCode op :
+       {OpCode::add, OpCode::mul, OpCode::div, OpCode::relu, OpCode::select, OpCode::compare})
     EXPECT_TRUE(has_flag(op, kCheapToRecompute)) << op_name(op);
   for (OpCode op : {OpCode::exp, OpCode::tanh, OpCode::dot_general, OpCode::reduce_sum,
                     OpCode::random_bits, OpCode::call})
@@ -31,7 +32,8 @@ TEST(OpFlags, CheapToRecomputeIsArithmeticWithoutTranscendentalWork) {
 }
 
 TEST(OpFlags, RulesSkipOutputsHasBodiesInternal) {
-  for (OpCode op : {OpCode::add, OpCode::mul, OpCode::dot_general, OpCode::reduce_sum})
+  for (OpCode op :
+       {OpCode::add, OpCode::mul, OpCode::relu, OpCode::dot_general, OpCode::reduce_sum})
     EXPECT_TRUE(has_flag(op, kRulesSkipOutputs)) << op_name(op);
   for (OpCode op : {OpCode::exp, OpCode::div, OpCode::reduce_max})  // their rules read the result
     EXPECT_FALSE(has_flag(op, kRulesSkipOutputs)) << op_name(op);

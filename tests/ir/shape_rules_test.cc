@@ -60,7 +60,7 @@ TEST(ShapeRules, BinaryFloat) {
 }
 
 TEST(ShapeRules, UnaryNumeric) {
-  for (OpCode op : {OpCode::neg, OpCode::abs, OpCode::sign}) {
+  for (OpCode op : {OpCode::neg, OpCode::abs, OpCode::relu, OpCode::sign}) {
     EXPECT_EQ(infer(op, {i32({2, 2})}), types({i32({2, 2})}));
     EXPECT_EQ(infer(op, {f64({})}), types({f64({})}));
     expect_err<DTypeError>(op, {boolean({2})}, NoAttrs{}, {"bool[2]"});

@@ -43,6 +43,7 @@ enum OpFlags : uint32_t {
   X(div, NoAttrs, 2, kElementwise | kCheapToRecompute, binary_numeric)                          \
   X(neg, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                           \
   X(abs, NoAttrs, 1, kElementwise | kCheapToRecompute, unary_numeric)                           \
+  X(relu, NoAttrs, 1, kElementwise | kCheapToRecompute | kRulesSkipOutputs, unary_numeric)      \
   X(sign, NoAttrs, 1, kElementwise, unary_numeric)                                              \
   X(exp, NoAttrs, 1, kElementwise, unary_float)                                                 \
   X(log, NoAttrs, 1, kElementwise, unary_float)                                                 \

@@ -134,6 +134,24 @@ LAZAX_UNARY_RULES(cos, -sin(x))
 LAZAX_UNARY_RULES(erf, exp(-(x* x)) * (2.0 / std::sqrt(M_PI)))
 #undef LAZAX_UNARY_RULES
 
+// relu passes the cotangent (tangent) where x > 0 or x is NaN, and 0 where x <= 0 (so 0 at +-0),
+// as PyTorch's threshold_backward. A select, not a product: a NaN cotangent at x <= 0 gives 0, as
+// there. Reads only the input (the row is flagged kRulesSkipOutputs).
+namespace {
+Tensor relu_pass(const Tensor& x, const Tensor& g) {
+  Tensor zero = zeros_like_type(x);
+  return where(le(x, zero), zero, g);
+}
+}  // namespace
+Tensors vjp_relu(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !needs_ct(c, 0)) return {Tensor()};
+  return {relu_pass(c.inputs[0], cts[0])};
+}
+Tensors jvp_relu(const OpContext& c, const Tensors& ts) {
+  if (!ts[0].defined() || !is_floating(c.inputs[0].dtype())) return {Tensor()};
+  return {relu_pass(c.inputs[0], ts[0])};
+}
+
 // Piecewise-constant functions: zero derivative almost everywhere (as JAX and PyTorch).
 Tensors vjp_sign(const OpContext& c, const Tensors&) { return no_cts(c); }
 Tensors jvp_sign(const OpContext& c, const Tensors&) { return no_tangents(c); }

@@ -31,6 +31,7 @@ enum class Op : uint8_t {
   min,
   neg,
   abs,
+  relu,
   exp,
   log,
   tanh,
@@ -80,6 +81,9 @@ bool fusible_op(const Node& n, Op& op) {
       return true;
     case OpCode::abs:
       op = Op::abs;
+      return true;
+    case OpCode::relu:
+      op = Op::relu;
       return true;
     case OpCode::exp:
       op = Op::exp;
@@ -339,6 +343,8 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
         LAZAX_LOOP(-a[i])
       case Op::abs:
         LAZAX_LOOP(std::fabs(a[i]))
+      case Op::relu:  // as the reference: NaN and -0.0 kept
+        LAZAX_LOOP(a[i] < 0.0f ? 0.0f : a[i])
       case Op::exp:
         LAZAX_LOOP(std::exp(a[i]))
       case Op::log:

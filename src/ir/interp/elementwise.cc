@@ -131,6 +131,16 @@ std::vector<Literal> kernel_abs(const Node& node, std::span<const Literal> in) {
       return a;
   });
 }
+// relu: 0 below zero, x elsewhere, as PyTorch: NaN and -0.0 are kept, -inf gives +0.
+std::vector<Literal> kernel_relu(const Node& node, std::span<const Literal> in) {
+  return unary(node, in, []<class T>(compute_t<T> a) -> compute_t<T> {
+    using C = compute_t<T>;
+    if constexpr (std::is_unsigned_v<C>)
+      return a;
+    else
+      return a < C{0} ? C{0} : a;
+  });
+}
 // sign: -1, 0 or 1; floats keep NaN and the sign of zero (sign(-0.0) = -0.0).
 std::vector<Literal> kernel_sign(const Node& node, std::span<const Literal> in) {
   return unary(node, in, []<class T>(compute_t<T> a) -> compute_t<T> {

@@ -181,6 +181,9 @@ def unary_cases(rng):
                 for dt in ["f32", "f16", "bf16"]:
                     cs.append(case(f"{tag}_{dt}_specials", op, [to_dtype(dt, SPECIALS)], args, tol=tol,
                                    signed_zeros=op not in ZERO_SIGN_FREE))
+    # relu's gradient at +-0, NaN and +-inf: torch's threshold_backward (0 at +-0, 1 at NaN).
+    for dt in ["f32", "f64"]:
+        cs.append(case(f"relu_{dt}_specials_grad", "relu", [to_dtype(dt, SPECIALS)], grad=True))
     return cs
 
 
