@@ -55,7 +55,8 @@ Tensor::operator bool() const {
   if (!defined() || numel() != 1) {
     throw ValueError("[bool] the truth value of a tensor with " +
                      std::string(defined() ? type_str() : "no value") +
-                     " is ambiguous; use any()/all()-style reductions or compare explicitly");
+                     " is ambiguous; reduce it first ((t != 0).amax() is torch's any(), "
+                     "(t != 0).amin() its all()) or compare explicitly");
   }
   return item() != 0.0;
 }
@@ -66,9 +67,8 @@ void throw_concretization(const Tensor& t, const char* what, const Loc& loc, boo
   std::string msg =
       std::string(bool_conv ? "[TracerBoolConversionError] " : "[ConcretizationError] ") +
       "Abstract tracer value encountered where a concrete value is expected: " + what + " of a " +
-      t.type_str() + " produced by `" + std::string(op_name(n.op)) +
-      "` while tracing the function '" + n.frame->name + "' (traced at " + n.frame->where +
-      "), at " + loc_str(loc) +
+      t.type_str() + " produced by `" + std::string(op_name(n.op)) + "` while tracing " +
+      describe_trace(*n.frame) + ", at " + loc_str(loc) +
       ". Inside a traced function values are not known yet. Use lazax::cond / lazax::where for "
       "data-dependent branches, lazax::scan for loops, or pass the value as a static (non-tensor) "
       "argument. See docs/ERRORS.md#concretization.";
@@ -92,15 +92,20 @@ GraphValue operand(const Tensor& t, const char* op) {
 }
 
 namespace {
-thread_local bool t_grad_enabled = true;
+enum GradMode : uint8_t { kGradOn, kGradOff, kGradOffForTrace };
+thread_local uint8_t t_grad_mode = kGradOn;
 }  // namespace
-bool grad_enabled() { return t_grad_enabled; }
-void set_grad_enabled(bool on) { t_grad_enabled = on; }
+bool grad_enabled() { return t_grad_mode == kGradOn; }
+void set_grad_enabled(bool on) { t_grad_mode = on ? kGradOn : kGradOff; }
+bool grad_off_for_trace() { return t_grad_mode == kGradOffForTrace; }
+bool grad_off_by_no_grad() { return t_grad_mode == kGradOff; }
 
-NoGrad::NoGrad() : previous_(grad_enabled()) { set_grad_enabled(false); }
-NoGrad::~NoGrad() { set_grad_enabled(previous_); }
-EnableGrad::EnableGrad() : previous_(grad_enabled()) { set_grad_enabled(true); }
-EnableGrad::~EnableGrad() { set_grad_enabled(previous_); }
+NoGrad::NoGrad() : previous_(t_grad_mode) { t_grad_mode = kGradOff; }
+NoGrad::~NoGrad() { t_grad_mode = previous_; }
+EnableGrad::EnableGrad() : previous_(t_grad_mode) { t_grad_mode = kGradOn; }
+EnableGrad::~EnableGrad() { t_grad_mode = previous_; }
+TraceNoGrad::TraceNoGrad() : previous_(t_grad_mode) { t_grad_mode = kGradOffForTrace; }
+TraceNoGrad::~TraceNoGrad() { t_grad_mode = previous_; }
 
 void cut_pending_graph_if_large() {
   Context& ctx = Context::get();
@@ -221,6 +226,19 @@ void Tensor::mark_rebound(TensorImpl& impl) {
 }
 
 // ---- in-place: rebind the shared impl to the new value ----
+bool in_place_forbidden(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  return impl.requires_grad && !impl.grad_fn && grad_enabled();
+}
+
+void throw_in_place_on_leaf(const Tensor& t, const char* op, const std::string& where) {
+  throw ValueError(std::string("[") + op + "] a leaf tensor that requires grad (" + t.type_str() +
+                   ") is used in an in-place op" + where +
+                   " (as in PyTorch: its gradient would be of the old value). Do parameter "
+                   "updates inside lazax::NoGrad (as optimizers do), or compute a new tensor "
+                   "(w + 1) instead of updating w in place");
+}
+
 namespace {
 Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
   checked(self, op);
@@ -230,17 +248,17 @@ Tensor& rebind(Tensor& self, const Tensor& value, const char* op) {
                      "; in-place ops cannot change a tensor's shape");
   }
   TensorImpl* impl = self.impl();
-  if (impl->requires_grad && !impl->grad_fn && grad_enabled()) {
-    throw ValueError(std::string("[") + op + "] a leaf tensor that requires grad (" +
-                     self.type_str() +
-                     ") is used in an in-place op; do parameter updates inside lazax::NoGrad");
-  }
+  if (in_place_forbidden(self)) throw_in_place_on_leaf(self, op, "");
   Tensor v = value.dtype() == self.dtype() ? value : value.to(self.dtype());
   // Tape entries that saved this handle keep its old value.
   if (!impl->saved_by.empty()) tape_hooks(op).rebind_saved(self);
   ++impl->version;
   if (v.is_pending()) {
     impl->set_pending(v.impl()->pending(), ValueOwner(self.impl_ptr()));
+    // Inside a trace an update of an outside value or an argument is written back after each
+    // call, which checks it against its caller's grad mode as above, naming this op; one made
+    // under the body's own NoGrad is not checked (and has no gradient history, as outside).
+    if (current_frame() && !grad_off_by_no_grad()) note_rebind_op(*impl, op);
   } else {
     impl->set_data(v.impl()->data());
   }
@@ -284,9 +302,10 @@ Tensor& Tensor::sub_(double v) { return rebind(*this, castable(*this, *this - v,
 Tensor& Tensor::div_(const Tensor& o) {
   return rebind(*this, castable(*this, *this / o, "div_"), "div_");
 }
-Tensor& Tensor::copy_(const Tensor& src) {
-  checked(src, "copy_");
-  return rebind(*this, broadcast_to_shape(src, shape(), "copy_"), "copy_");
+Tensor& Tensor::copy_(const Tensor& src) { return copy_as(*this, src, "copy_"); }
+Tensor& copy_as(Tensor& self, const Tensor& src, const char* op) {
+  checked(src, op);
+  return rebind(self, broadcast_to_shape(src, self.shape(), op), op);
 }
 Tensor& Tensor::zero_() { return rebind(*this, zeros_like(*this), "zero_"); }
 Tensor& Tensor::fill_(double v) { return rebind(*this, full(sizes(), v, dtype()), "fill_"); }

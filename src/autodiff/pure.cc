@@ -46,6 +46,8 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
   c_traces.add();
   metrics::ScopedTimer timed(metrics::timer("TraceTime"));
   auto e = std::make_shared<PureEntry>();
+  e->name = name;
+  e->where = where;
   TraceScope scope(name, where);
   std::vector<Tensor> ph;
   for (const Tensor& a : args) {
@@ -53,9 +55,12 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
     ph.push_back(make_pending(add_trace_param(a.impl()->type())));
   }
   std::vector<Tensor> outs;
-  {
-    NoGrad off;  // the program is pure; gradients come from its functional VJP
+  try {
+    TraceNoGrad off;  // the program is pure; gradients come from its functional VJP
     outs = body(ph);
+  } catch (Error& err) {
+    add_trace_note(err, scope.frame());  // a ShapeError deep inside says which function
+    throw;
   }
   e->num_outputs = outs.size();
   std::vector<GraphValue> vals;
@@ -68,16 +73,17 @@ std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string
   for (size_t m = 0; m < f.mutations.size(); ++m) {
     size_t result = e->num_outputs + m;
     const LazyValue* target = f.mutations[m].target.get();
+    const char* op = f.mutations[m].op;
     bool is_arg = false;
     for (size_t i = 0; i < ph.size(); ++i) {
       if (ph[i].impl() == target) {
-        e->arg_writebacks.push_back({result, i});
+        e->arg_writebacks.push_back({result, i, op});
         is_arg = true;
       }
     }
     if (!is_arg) {
       auto impl = std::dynamic_pointer_cast<TensorImpl>(f.mutations[m].target);
-      e->outer_writebacks.push_back({result, Tensor(impl)});
+      e->outer_writebacks.push_back({result, Tensor(impl), op});
     }
   }
   e->fn = build_traced_function(f, vals);
@@ -321,21 +327,43 @@ std::vector<Tensor> call_with_vjp(const autodiff::VjpPrograms& p,
 // Writes the new values of in-place-updated inputs and outer tensors back.
 void write_back(const PureEntry& e, const std::vector<Tensor>& args,
                 const std::vector<Tensor>& results) {
-  NoGrad off;
-  for (const auto& [r, i] : e.arg_writebacks) {
-    Tensor target = args[i];
-    target.copy_(results[r]);
-  }
-  for (const auto& [r, target] : e.outer_writebacks) {
-    Tensor t = target;
-    t.copy_(results[r]);
-  }
+  // Inside an enclosing trace, the updates this call checks (check_writebacks) are the enclosing
+  // trace's to check at its own calls: made as the same in-place ops, with grad off for it.
+  const bool enclosing_checks = grad_off_for_trace();
+  auto copy_back = [&](Tensor target, const Tensor& value, const char* op) {
+    if (!op) {  // made under the body's own NoGrad: no gradient history, as outside
+      NoGrad off;
+      target.copy_(value.detach());
+    } else if (enclosing_checks) {
+      TraceNoGrad off;
+      copy_as(target, value, op);
+    } else {
+      NoGrad off;
+      target.copy_(value);
+    }
+  };
+  for (const auto& w : e.arg_writebacks) copy_back(args[w.arg], results[w.result], w.op);
+  for (const auto& w : e.outer_writebacks) copy_back(w.target, results[w.result], w.op);
+}
+
+// The write-backs follow the rule of the in-place ops they stand for: a leaf that requires grad
+// is not updated in place while the caller's grad mode is on (the trace ran with grad off for
+// it: TraceNoGrad). Those the body made under its own NoGrad (no op noted) are allowed, as
+// outside. Checked before the call records anything.
+void check_writebacks(const PureEntry& e, const std::vector<Tensor>& args) {
+  if (!grad_enabled()) return;
+  auto where = [&] { return " inside the function '" + e.name + "' (traced at " + e.where + ")"; };
+  for (const auto& w : e.arg_writebacks)
+    if (w.op && in_place_forbidden(args[w.arg])) throw_in_place_on_leaf(args[w.arg], w.op, where());
+  for (const auto& w : e.outer_writebacks)
+    if (w.op && in_place_forbidden(w.target)) throw_in_place_on_leaf(w.target, w.op, where());
 }
 
 }  // namespace
 
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args) {
   c_calls.add();
+  if (!e.arg_writebacks.empty() || !e.outer_writebacks.empty()) check_writebacks(e, args);
   // The call's inputs: the arguments, then the captured tensors (no copy when there are none).
   std::vector<Tensor> with_captures;
   if (!e.captures.empty()) {
@@ -353,6 +381,34 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
   return results;
 }
 
+namespace {
+// A node's line for a message, at most about 200 characters: a long one (a large constant) keeps
+// its start and the part around `diff`, where it first differs from the other one.
+std::string abbreviated(const std::string& line, size_t diff) {
+  constexpr size_t kMax = 200, kHead = 80, kAround = 100;
+  if (line.size() <= kMax) return line;
+  if (diff + kAround / 2 <= kMax) return line.substr(0, kMax) + " ...";
+  return line.substr(0, kHead) + " ... " + line.substr(diff - kAround / 2, kAround) + " ...";
+}
+
+// Node i of the two programs as lines of their text form (with the attributes, such as a
+// constant's value, so that two nodes of the same type differ visibly).
+std::string describe_difference(const Function& cached, const Function& now, size_t i) {
+  const bool in_a = i < cached.nodes().size(), in_b = i < now.nodes().size();
+  const PrintOptions plain{.debug_info = false};
+  std::string a = in_a ? print_node(cached, i, plain) : "<none>";
+  std::string b = in_b ? print_node(now, i, plain) : "<none>";
+  size_t diff = 0;
+  while (diff < a.size() && diff < b.size() && a[diff] == b[diff]) ++diff;
+  const Function& f = in_a ? cached : now;
+  std::string label = static_cast<int>(i) < f.num_params()
+                          ? "%arg" + std::to_string(i)
+                          : "%" + std::to_string(i - static_cast<size_t>(f.num_params()));
+  return "node " + label + ": cached `" + abbreviated(a, diff) + "`; now `" + abbreviated(b, diff) +
+         "`";
+}
+}  // namespace
+
 void compare_traces(const std::string& name, const Function& cached, const Function& now) {
   if (cached.hash() == now.hash()) return;
   std::string first;
@@ -360,15 +416,7 @@ void compare_traces(const std::string& name, const Function& cached, const Funct
   for (size_t i = 0; i < n; ++i) {
     bool in_a = i < cached.nodes().size(), in_b = i < now.nodes().size();
     if (in_a && in_b && cached.nodes()[i].hash == now.nodes()[i].hash) continue;
-    auto describe = [](const Function& f, size_t k) {
-      const Node& nd = f.nodes()[k];
-      std::string s = std::string(op_name(nd.op)) + " -> ";
-      for (const auto& t : nd.outputs) s += t.str() + " ";
-      return s;
-    };
-    first = "node %" + std::to_string(i) + ": cached " +
-            (in_a ? describe(cached, i) : std::string("<none>")) + "; now " +
-            (in_b ? describe(now, i) : std::string("<none>"));
+    first = describe_difference(cached, now, i);
     break;
   }
   if (first.empty()) first = "the results differ";

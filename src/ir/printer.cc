@@ -122,6 +122,19 @@ class Printer {
     return std::move(out_);
   }
 
+  // One node of `f` as its line (without indent and newline); callees keep their own names.
+  std::string node_line(const Function& f, size_t i) {
+    for (const Function* g : callees_first(f)) names_[g] = sanitize(g->name());
+    if (i < static_cast<size_t>(f.num_params())) {
+      const int p = static_cast<int>(i);
+      out_ = "%arg" + std::to_string(p) + ": " + f.param_type(p).str();
+      debug(f.node(p).debug);
+    } else {
+      node(f, i);
+    }
+    return std::move(out_);
+  }
+
  private:
   // Every sub-function reachable from `main`, each once, callees before callers (post-order,
   // iterative so that deep nesting cannot exhaust the stack).
@@ -235,6 +248,24 @@ class Printer {
     return parens ? s + ")" : s;
   }
 
+  void node(const Function& f, size_t i) {
+    const Node& n = f.nodes()[i];
+    out_ += "%" + std::to_string(i - static_cast<size_t>(f.num_params()));
+    if (n.outputs.size() != 1) {
+      out_ += ":" + std::to_string(n.outputs.size());
+    }
+    out_ += " = ";
+    out_ += op_name(n.op);
+    out_ += "(";
+    for (size_t k = 0; k < n.operands.size(); ++k) {
+      out_ += (k ? ", " : "") + value(f, n.operands[k]);
+    }
+    out_ += ")";
+    attributes(n.attrs);
+    out_ += " : " + types(n.outputs, n.outputs.size() != 1);
+    debug(n.debug);
+  }
+
   void function(const Function& f) {
     out_ += "func @" + names_.at(&f) + "(";
     for (int i = 0; i < f.num_params(); ++i) {
@@ -246,21 +277,8 @@ class Printer {
     }
     out_ += ") -> " + types(f.result_types(), true) + " {\n";
     for (size_t i = static_cast<size_t>(f.num_params()); i < f.nodes().size(); ++i) {
-      const Node& n = f.nodes()[i];
-      out_ += "  %" + std::to_string(i - static_cast<size_t>(f.num_params()));
-      if (n.outputs.size() != 1) {
-        out_ += ":" + std::to_string(n.outputs.size());
-      }
-      out_ += " = ";
-      out_ += op_name(n.op);
-      out_ += "(";
-      for (size_t k = 0; k < n.operands.size(); ++k) {
-        out_ += (k ? ", " : "") + value(f, n.operands[k]);
-      }
-      out_ += ")";
-      attributes(n.attrs);
-      out_ += " : " + types(n.outputs, n.outputs.size() != 1);
-      debug(n.debug);
+      out_ += "  ";
+      node(f, i);
       out_ += "\n";
     }
     out_ += "  return";
@@ -281,6 +299,13 @@ class Printer {
 
 std::string print_program(const Function& main, PrintOptions opts) {
   return Printer(opts).run(main);
+}
+
+std::string print_node(const Function& f, size_t node, PrintOptions opts) {
+  if (node >= f.nodes().size()) {
+    throw ValueError("[print] @" + f.name() + " has no node " + std::to_string(node));
+  }
+  return Printer(opts).node_line(f, node);
 }
 
 }  // namespace lazax

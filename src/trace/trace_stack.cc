@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
@@ -67,11 +68,19 @@ GraphValue add_trace_param(const TensorType& type) {
   return GraphValue{node, 0};
 }
 
+std::string describe_trace(const TraceFrame& f) {
+  return "the function '" + f.name + "' (traced at " + f.where + ")";
+}
+
+void add_trace_note(Error& e, const TraceFrame& f) {
+  std::string note = "while tracing " + describe_trace(f);
+  if (std::string_view(e.what()).find(note) == std::string_view::npos) e.add_note(note);
+}
+
 void check_not_leaked(const GraphNode& node, const char* op) {
   if (node.frame && !node.frame->alive) {
     throw LeakedTracerError(
-        std::string("[") + op + "] this value is a tracer of the function '" + node.frame->name +
-        "' traced at " + node.frame->where +
+        std::string("[") + op + "] this value is a tracer of " + describe_trace(*node.frame) +
         ", and that trace has ended: the value escaped it (stored in a global or a captured "
         "variable, or returned through a side channel). Return it from the function instead "
         "(see docs/ERRORS.md#leaked-tracer).");
@@ -118,6 +127,15 @@ void note_rebind(LazyValue& v, const ValueOwner& owner) {
   if (f->mutation_index.count(&v)) return;
   f->mutation_index[&v] = f->mutations.size();
   f->mutations.push_back({owner.get(), cur, v.data()});
+}
+
+void note_rebind_op(const LazyValue& v, const char* op) {
+  TraceFrame* f = current_frame();
+  if (!f) return;
+  auto it = f->mutation_index.find(&v);
+  if (it == f->mutation_index.end()) return;
+  TraceFrame::Mutation& m = f->mutations[it->second];
+  if (!m.op) m.op = op;
 }
 
 FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& outputs) {

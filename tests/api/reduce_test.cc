@@ -131,6 +131,18 @@ TEST(MaxMin, EmptyAxisIsAnError) {
   EXPECT_EQ(amax(e, {0}).sizes(), (std::vector<int64_t>{0}));  // reducing a non-empty dim is fine
 }
 
+// lazax has no any()/all(): `if (t)` on several elements says what to write instead, and it works.
+TEST(MaxMin, AnyAndAllOfBoolAsTheBoolMessageSays) {
+  Tensor t = from_vector<float>({0, 2, 0, 1}, {2, 2});
+  expect_error<ValueError>([&] { (void)static_cast<bool>(t); },
+                           {"[bool]", "f32[2,2]", "(t != 0).amax()", ".amin()"});
+  Tensor any_rows = (t != 0).amax({1}), all_cols = (t != 0).amin({0});
+  EXPECT_EQ(values(any_rows, DType::boolean, {2}), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(all_cols, DType::boolean, {2}), (std::vector<double>{0, 1}));
+  EXPECT_TRUE(static_cast<bool>((t != 0).amax()));
+  EXPECT_FALSE(static_cast<bool>((t != 0).amin()));
+}
+
 TEST(Argmax, FirstMaximumAsI64) {
   Tensor x = from_vector<float>({1, 5, 5, 2, 9, 0, 3, 9}, {2, 4});
   EXPECT_EQ(values(x.argmax(1), DType::i64, {2}), (std::vector<double>{1, 0}));

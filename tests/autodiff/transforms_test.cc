@@ -80,6 +80,17 @@ TEST(Transforms, GradOfGrad) {
   EXPECT_NEAR(grad([s](const Tensor& v) { return grad(s)(v); })(two).item(), 12.0, 1e-9);
 }
 
+// grad runs f on the tape: an in-place update of a leaf that requires grad (its input, or a
+// captured parameter) raises as in plain code.
+TEST(Transforms, InPlaceOnLeafThatRequiresGradRaisesInsideGrad) {
+  Tensor x = from_vector<double>({1.0, 2.0}, {2});
+  EXPECT_THROW(grad([](Tensor v) { return (v.add_(1.0) * v).sum(); })(x), ValueError);
+  Tensor w = from_vector<double>({3.0, 4.0}, {2}).requires_grad_();
+  EXPECT_THROW(grad([&](const Tensor& v) { return (v * w.mul_(2.0)).sum(); })(x), ValueError);
+  expect_near(values(w), {3.0, 4.0});
+  expect_near(values(x), {1.0, 2.0});
+}
+
 TEST(Transforms, ValueAndGradWithAux) {
   auto f = [](const Tensor& x) {
     Tensor y = (x * x).sum();

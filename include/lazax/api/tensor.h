@@ -4,8 +4,8 @@
 // Aliasing rule (differs from PyTorch): lazax has no mutable views. Copies of a Tensor handle
 // share one value, so an in-place op (add_, mul_, copy_, zero_) is seen through every copy of that
 // handle. But slices, reshapes and transposes are new values: writing into a slice's result never
-// changes the tensor it came from. Where PyTorch code writes through a view, write the whole
-// tensor instead (e.g. with index_put-style ops built from dynamic_update_slice / scatter_add).
+// changes the tensor it came from. Where PyTorch code writes through a view, make the whole new
+// tensor instead: cat() the unchanged slices with the new part, or where() over a mask.
 #pragma once
 #include <concepts>
 #include <cstdint>
@@ -271,7 +271,7 @@ class NoGrad {
   NoGrad& operator=(const NoGrad&) = delete;
 
  private:
-  bool previous_;
+  uint8_t previous_;  // the grad mode it restores (tensor.cc)
 };
 // Turns recording back on inside a NoGrad (torch.enable_grad()).
 class EnableGrad {
@@ -282,7 +282,7 @@ class EnableGrad {
   EnableGrad& operator=(const EnableGrad&) = delete;
 
  private:
-  bool previous_;
+  uint8_t previous_;
 };
 
 // ---- factories ----

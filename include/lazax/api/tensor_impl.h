@@ -49,6 +49,23 @@ class TensorImpl : public LazyValue {
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
+// Grad off for the body of a function trace (the program is pure; its VJP comes from the
+// program). Unlike under the body's own NoGrad, an in-place update of a leaf that requires grad
+// made under it is checked by each call of the program, against the caller's grad mode.
+class TraceNoGrad {
+ public:
+  TraceNoGrad();
+  ~TraceNoGrad();
+  TraceNoGrad(const TraceNoGrad&) = delete;
+  TraceNoGrad& operator=(const TraceNoGrad&) = delete;
+
+ private:
+  uint8_t previous_;
+};
+// Whether grad is off by a TraceNoGrad (not by a NoGrad opened since); by a NoGrad.
+bool grad_off_for_trace();
+bool grad_off_by_no_grad();
+
 // The inputs of an op to record: the caller's handles by address (`{&a, &b}`: no reference counts
 // taken, for the Tensor ops' hot path), or a list of handles (`{a, b}`, a std::vector<Tensor>).
 // It is a parameter only: a braced list's array lives until the end of the call's full expression
@@ -131,6 +148,16 @@ GraphValue operand(const Tensor& t, const char* op);
 // Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.
 [[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc,
                                        bool bool_conv);
+
+// copy_ that names `op` in errors and in the trace (a write-back standing for the in-place op
+// `op` of a traced function).
+Tensor& copy_as(Tensor& self, const Tensor& src, const char* op);
+
+// Whether an in-place op may not update `t`: a leaf that requires grad, while grad mode is on
+// (PyTorch: "a leaf Variable that requires grad is being used in an in-place operation").
+bool in_place_forbidden(const Tensor& t);
+// Throws the ValueError for that; `where` ("" or " inside ...") says where the update was.
+[[noreturn]] void throw_in_place_on_leaf(const Tensor& t, const char* op, const std::string& where);
 
 // "[op] " + message helpers.
 [[noreturn]] void throw_shape(const std::string& op, const std::string& msg);

@@ -37,9 +37,22 @@ struct PureEntry {
   FunctionPtr fn;
   std::vector<Tensor> captures;  // the captured tensors (shared handles: read afresh)
   std::vector<TensorType> capture_types;
-  size_t num_outputs = 0;  // flat outputs; the results after them are write-backs
-  std::vector<std::pair<size_t, size_t>> arg_writebacks;    // (result, flat argument)
-  std::vector<std::pair<size_t, Tensor>> outer_writebacks;  // (result, captured target)
+  size_t num_outputs = 0;   // flat outputs; the results after them are write-backs
+  std::string name, where;  // of the traced function, for errors
+  // In-place updates written back after each call: the result that holds the new value, the
+  // flat argument or the outside tensor it updates, and the (first) in-place op that did it
+  // outside the body's own NoGrad (null when none: not checked, and written back detached).
+  struct ArgWriteback {
+    size_t result, arg;
+    const char* op;
+  };
+  struct OuterWriteback {
+    size_t result;
+    Tensor target;
+    const char* op;
+  };
+  std::vector<ArgWriteback> arg_writebacks;
+  std::vector<OuterWriteback> outer_writebacks;
   std::any out_like;  // the output structure (tensors undefined)
   // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
   mutable const autodiff::VjpPrograms* vjp = nullptr;

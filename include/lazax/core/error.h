@@ -8,7 +8,14 @@ namespace lazax {
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  explicit Error(const std::string& msg) : std::runtime_error(msg), message_(msg) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  // Appends a line to the message, as Python's add_note: where the error happened (the
+  // function being traced when it was raised). `throw;` after it keeps the error's type.
+  void add_note(const std::string& note) { message_ += "\n  " + note; }
+
+ private:
+  std::string message_;
 };
 
 // A program or an op was given operands whose shapes do not fit its rule.

@@ -15,6 +15,10 @@ struct PrintOptions {
 // Sub-functions with clashing names are renamed with a numeric suffix.
 std::string print_program(const Function& main, PrintOptions opts = {});
 
+// Node `node` of `f` (parameters first) as its line of the text form, for messages:
+// `%3 = constant() {value=f32[] [0.5]} : f32[]`, a parameter as `%arg0: f32[2]`.
+std::string print_node(const Function& f, size_t node, PrintOptions opts = {});
+
 // Parses a file of one or more functions (in any order) and returns @main, or the last function
 // when none is named main. Throws ParseError with the line and column of the offending token for
 // any bad input, including programs that read well but break a shape rule (the rule's message is

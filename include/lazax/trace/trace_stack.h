@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lazax/core/error.h"
 #include "lazax/trace/lazy_value.h"
 
 namespace lazax {
@@ -30,6 +31,7 @@ struct TraceFrame {
     std::shared_ptr<LazyValue> target;
     GraphValue original_pending;
     Literal original_data;
+    const char* op = nullptr;  // the first in-place op noted for it (note_rebind_op)
   };
   std::vector<Mutation> mutations;
   std::unordered_map<const LazyValue*, size_t> mutation_index;
@@ -79,9 +81,21 @@ GraphValue use_value(LazyValue& v, const ValueOwner& owner, const char* op);
 // Called by LazyValue::set_pending: remembers rebinding of outside values inside a trace.
 void note_rebind(LazyValue& v, const ValueOwner& owner);
 
+// Names the in-place op (a string literal) that just rebound `v`, when that was a mutation of
+// the current frame and the first one of `v`: the call that writes it back names it in errors.
+void note_rebind_op(const LazyValue& v, const char* op);
+
 // Builds the traced Function of the frame: explicit params, then captures; results `outputs`
 // (lifted into the frame if they come from outside), then the mutated outside values' new values.
 FunctionPtr build_traced_function(TraceFrame& f, const std::vector<GraphValue>& outputs);
+
+// "the function 'name' (traced at file:line)": how errors name a trace.
+std::string describe_trace(const TraceFrame& f);
+
+// Notes on `e`, raised while `f` was being traced, "while tracing <describe_trace(f)>", unless
+// its message names that trace already (ConcretizationError does). Nested traces add a note
+// each, innermost first.
+void add_trace_note(Error& e, const TraceFrame& f);
 
 // Throws LeakedTracerError if `node` belongs to a dead frame (names where it was traced).
 void check_not_leaked(const GraphNode& node, const char* op);
