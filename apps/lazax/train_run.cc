@@ -57,7 +57,7 @@ Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
   return from_vector<int64_t>(ids, {batch, seq + 1});
 }
 
-int64_t compiles() { return metrics::counter("UncachedCompile").get(); }
+int64_t compiles() { return metrics::snapshot().compiles; }
 
 // The sizes and the batch sampler's state go in the checkpoint's extra metadata.
 void save(const std::string& path, const nn::Llama& model, const optim::Optimizer& opt,

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <utility>
 
 namespace lazax::metrics {
 namespace {
@@ -70,6 +71,44 @@ std::map<std::string, int64_t> graph_breaks() {
   auto& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   return r.breaks;
+}
+
+namespace {
+// The fields of Snapshot with their registry names (metrics.h's table).
+constexpr std::pair<int64_t Snapshot::*, const char*> kCounterFields[] = {
+    {&Snapshot::ops_recorded, "OpsRecorded"},
+    {&Snapshot::syncs, "Syncs"},
+    {&Snapshot::graph_breaks, "GraphBreaks"},
+    {&Snapshot::graph_size_cuts, "GraphSizeCuts"},
+    {&Snapshot::compiles, "UncachedCompile"},
+    {&Snapshot::cache_hits, "CachedCompile"},
+    {&Snapshot::synced_nodes, "SyncedNodes"},
+    {&Snapshot::function_traces, "FunctionTraces"},
+    {&Snapshot::pure_traces, "PureTraces"},
+    {&Snapshot::pure_calls, "PureCalls"},
+    {&Snapshot::vjp_program_builds, "VjpProgramBuilds"},
+};
+constexpr std::pair<double Snapshot::*, const char*> kTimerFields[] = {
+    {&Snapshot::sync_hash_ms, "SyncHashTime"}, {&Snapshot::compile_ms, "CompileTime"},
+    {&Snapshot::execute_ms, "ExecuteTime"},    {&Snapshot::trace_ms, "TraceTime"},
+    {&Snapshot::vjp_build_ms, "VjpBuildTime"},
+};
+}  // namespace
+
+Snapshot snapshot() {
+  Snapshot s;
+  for (const auto& [field, name] : kCounterFields) s.*field = counter(name).get();
+  for (const auto& [field, name] : kTimerFields) {
+    s.*field = static_cast<double>(timer(name).total_ns.load()) / 1e6;
+  }
+  return s;
+}
+
+Snapshot Snapshot::operator-(const Snapshot& earlier) const {
+  Snapshot d;
+  for (const auto& [field, name] : kCounterFields) d.*field = this->*field - earlier.*field;
+  for (const auto& [field, name] : kTimerFields) d.*field = this->*field - earlier.*field;
+  return d;
 }
 
 }  // namespace lazax::metrics

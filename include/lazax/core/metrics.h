@@ -35,6 +35,35 @@ std::map<std::string, std::pair<int64_t, int64_t>> timers();
 // Zeroes every counter and timer.
 void reset();
 
+// What lazax counts, typed: one field per counter and timer it keeps (the one table of their
+// names). Read with snapshot(); take the difference of two snapshots for a stretch of code.
+//   field               registry name      counts / times
+//   ops_recorded        OpsRecorded        ops recorded into lazy graphs and traces
+//   syncs               Syncs              sync() calls that ran a graph
+//   graph_breaks        GraphBreaks        syncs forced by reading a value (item(), printing)
+//   graph_size_cuts     GraphSizeCuts      pending graphs cut because they grew too large
+//   compiles            UncachedCompile    graphs compiled (a compile-cache miss)
+//   cache_hits          CachedCompile      graphs found in the compile cache
+//   synced_nodes        SyncedNodes        graph nodes walked by sync
+//   function_traces     FunctionTraces     functions traced (jit, assume_pure, control bodies)
+//   pure_traces         PureTraces         assume_pure traces (a new input signature)
+//   pure_calls          PureCalls          assume_pure calls
+//   vjp_program_builds  VjpProgramBuilds   forward/backward program pairs built for a function
+//   sync_hash_ms        SyncHashTime       walking and hashing graphs at sync
+//   compile_ms          CompileTime        compiling graphs (passes and backend)
+//   execute_ms          ExecuteTime        running compiled graphs
+//   trace_ms            TraceTime          tracing assume_pure functions
+//   vjp_build_ms        VjpBuildTime       building VJP programs
+struct Snapshot {
+  int64_t ops_recorded = 0, syncs = 0, graph_breaks = 0, graph_size_cuts = 0, compiles = 0,
+          cache_hits = 0, synced_nodes = 0, function_traces = 0, pure_traces = 0, pure_calls = 0,
+          vjp_program_builds = 0;
+  double sync_hash_ms = 0, compile_ms = 0, execute_ms = 0, trace_ms = 0, vjp_build_ms = 0;
+  // Field by field: this minus an earlier snapshot.
+  Snapshot operator-(const Snapshot& earlier) const;
+};
+Snapshot snapshot();
+
 // Graph breaks by source location ("file:line" -> count).
 void record_graph_break(const std::string& where);
 std::map<std::string, int64_t> graph_breaks();
