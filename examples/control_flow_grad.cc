@@ -4,6 +4,8 @@
 // with the same function written as a C++ loop and if.
 #include <cmath>
 #include <cstdio>
+#include <tuple>
+#include <utility>
 
 #include "lazax/lazax.h"
 
@@ -12,17 +14,15 @@ using namespace lazax;
 // h <- tanh(h * a + x) for each row x of xs, from h = 0; then sum(h^2) if sum(h) > 0, else
 // -sum(h). a is [4], xs is [6, 4].
 Tensor staged(const Tensor& a, const Tensor& xs) {
-  Tensors init = {zeros_like(a)};
-  auto [carry, ys] = scan(
-      [&](const Tensors& c, const Tensors& x) {
-        Tensor h = tanh(c[0] * a + x[0]);  // a is captured: it becomes an operand of the scan
-        return std::make_pair(Tensors{h}, Tensors{});
+  auto [h, ys] = scan(
+      [&](const Tensor& c, const Tensor& x) {
+        // a is captured: it becomes an operand of the scan
+        return std::make_pair(tanh(c * a + x), std::tuple<>{});
       },
-      init, {xs});
-  Tensor h = carry[0];
+      zeros_like(a), xs);
   return cond(
-      h.sum() > 0.0, [](const Tensors& o) { return Tensors{(o[0] * o[0]).sum()}; },
-      [](const Tensors& o) { return Tensors{-o[0].sum()}; }, {h})[0];
+      h.sum() > 0.0, [](const Tensor& v) { return (v * v).sum(); },
+      [](const Tensor& v) { return -v.sum(); }, h);
 }
 
 // The same, unrolled by C++: six steps on the tape and a branch on a value read back.
