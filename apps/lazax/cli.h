@@ -45,6 +45,9 @@ std::vector<Literal> run_program(const RunRequest& request);
 // by the autodiff rules (run_grad.cc); zeros for parameters it does not depend on and for
 // integer and bool parameters.
 std::vector<Literal> program_gradients(const Function& f, const std::vector<Literal>& inputs);
+// Throws the ValueError `--grad` would when result 0 of `f` is not a floating scalar: the
+// check from the signature alone, made before anything runs.
+void check_gradient_signature(const Function& f);
 
 // `--jvp`: the forward-mode derivative of every result of @main at `inputs` along `tangents`
 // (one per parameter, of its type), by the JVP rules (run_grad.cc); integer and bool parameters

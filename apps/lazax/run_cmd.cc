@@ -1,15 +1,17 @@
 // `lazax run PROGRAM.lzir --inputs a.npy,b.npy --out DIR [--backend cpu|reference]`
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <set>
+#include <string_view>
+#include <utility>
 
 #include "cli.h"
 #include "lazax/backend/backend.h"
+#include "lazax/io/file.h"
 #include "lazax/io/npy.h"
 #include "lazax/ir/printer.h"
 
@@ -29,48 +31,13 @@ void check_backend(const std::string& name) {
   if (!problem.empty()) throw UsageError(problem);
 }
 
-std::string read_text_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw IOError("[run] " + path + ": is a directory, not a program");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError("[run] cannot open the program " + path + ": " + std::strerror(errno));
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) throw IOError("[run] cannot read the program " + path);
-  return s.str();
-}
+// A program larger than this is refused unread (the largest real ones are a few MiB).
+constexpr uint64_t kMaxProgramBytes = uint64_t{1} << 30;
 
-// The Function API keeps no parameter names, so take them from the signature in the text:
-// `func @main(%x: f32[2,3], %w: ...)`. Falls back to "#i" when the text is unusual.
-std::vector<std::string> param_names(const std::string& text, const Function& f) {
-  std::vector<std::string> names;
-  size_t at = text.find("func @" + f.name() + "(");
-  if (at != std::string::npos) {
-    at = text.find('(', at);
-    int depth = 0;
-    for (size_t i = at; i < text.size(); ++i) {
-      char c = text[i];
-      if (c == '(' || c == '[') ++depth;
-      if (c == ')' || c == ']') {
-        if (--depth == 0) break;
-      }
-      if (c == '%' && depth == 1) {
-        size_t j = i + 1;
-        while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) ||
-                                   text[j] == '_' || text[j] == '.'))
-          ++j;
-        names.push_back(text.substr(i, j - i));
-        i = j - 1;
-      }
-    }
-  }
-  if (static_cast<int>(names.size()) != f.num_params()) {
-    names.clear();
-    for (int i = 0; i < f.num_params(); ++i) names.push_back("#" + std::to_string(i));
-  }
-  return names;
+std::string read_program_text(const std::string& path) {
+  // A regular file only: /dev/zero or a pipe would be read forever.
+  const std::vector<uint8_t> bytes = read_regular_file(path, "run", kMaxProgramBytes);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 std::vector<std::string> split_commas(const std::string& s, const char* flag) {
@@ -117,17 +84,75 @@ std::string backend_list() {
   return s;
 }
 
-std::vector<Literal> run_program(const RunRequest& req) {
+namespace {
+
+// What the signature decides is checked before anything runs, so that a run fails before it
+// writes: .npy holds no bf16 (results and their tangents), and --grad needs a floating scalar.
+void check_signature(const Function& f, const RunRequest& req) {
+  const std::vector<TensorType>& results = f.result_types();
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (npy_supports(results[i].dtype)) continue;
+    throw DTypeError("[run] result " + std::to_string(i) + " of @" + f.name() + " is " +
+                     results[i].str() + ", which a .npy file cannot hold: NumPy has no " +
+                     std::string(dtype_name(results[i].dtype)) +
+                     " dtype; convert it in the program first (convert {dtype=f32})");
+  }
+  if (req.grad) check_gradient_signature(f);
+}
+
+bool is_run_output(const std::string& name) {
+  for (const char* stem : {"out", "grad", "tangent"}) {
+    const std::string_view s(stem);
+    if (name.size() <= s.size() + 4 || name.compare(0, s.size(), s) != 0 ||
+        name.compare(name.size() - 4, 4, ".npy") != 0)
+      continue;
+    const std::string digits = name.substr(s.size(), name.size() - s.size() - 4);
+    if (std::all_of(digits.begin(), digits.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return true;
+  }
+  return false;
+}
+
+// Writes every file of `files` (name, value) into `dir`, each atomically, then removes the
+// outN/gradN/tangentN.npy files of an earlier run that this one did not write. When a write
+// fails, the files this run already wrote are removed again, so none of them looks current.
+void write_outputs(const std::string& dir,
+                   const std::vector<std::pair<std::string, const Literal*>>& files) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw IOError("[run] cannot create the output directory " + dir +
+                  (ec ? ": " + ec.message() : ": a file of that name exists"));
+  std::set<std::string> written;
+  for (const auto& [name, value] : files) {
+    try {
+      write_npy((fs::path(dir) / name).string(), *value);
+    } catch (...) {
+      for (const std::string& w : written) fs::remove(fs::path(dir) / w, ec);
+      throw;
+    }
+    written.insert(name);
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (is_run_output(name) && !written.count(name)) fs::remove(e.path(), ec);
+  }
+}
+
+}  // namespace
+
+std::vector<Literal> run_program(const RunRequest& req) {
   check_backend(req.backend);
-  const std::string text = read_text_file(req.program_path);
+  const std::string text = read_program_text(req.program_path);
   FunctionPtr f;
+  std::vector<std::string> names;
   try {
-    f = parse_program(text);
+    f = parse_program(text, &names);
   } catch (const Error& e) {
     throw Error("[run] " + req.program_path + ": " + e.what());
   }
-  const std::vector<std::string> names = param_names(text, *f);
   const int n = f->num_params();
   if (static_cast<int>(req.input_paths.size()) != n) {
     std::string sig;
@@ -143,29 +168,25 @@ std::vector<Literal> run_program(const RunRequest& req) {
   if (jvp && static_cast<int>(req.tangent_paths.size()) != n)
     throw ValueError("[run] --jvp needs one tangent per parameter of @" + f->name() + " (" +
                      std::to_string(n) + "), got " + std::to_string(req.tangent_paths.size()));
+  check_signature(*f, req);
   std::vector<Literal> inputs = read_args(*f, names, req.input_paths, "input");
   std::vector<Literal> tangents;
   if (jvp) tangents = read_args(*f, names, req.tangent_paths, "tangent");
-  std::vector<Literal> outputs = make_backend(req.backend)->compile(f)->run(inputs);
 
-  std::error_code ec;
-  fs::create_directories(req.out_dir, ec);
-  if (ec || !fs::is_directory(req.out_dir))
-    throw IOError("[run] cannot create the output directory " + req.out_dir +
-                  (ec ? ": " + ec.message() : ": a file of that name exists"));
-  for (size_t i = 0; i < outputs.size(); ++i)
-    write_npy((fs::path(req.out_dir) / ("out" + std::to_string(i) + ".npy")).string(), outputs[i]);
-  if (req.grad) {
-    std::vector<Literal> grads = program_gradients(*f, inputs);
-    for (size_t i = 0; i < grads.size(); ++i)
-      write_npy((fs::path(req.out_dir) / ("grad" + std::to_string(i) + ".npy")).string(), grads[i]);
-  }
-  if (jvp) {
-    std::vector<Literal> tans = program_jvp(*f, inputs, tangents);
-    for (size_t i = 0; i < tans.size(); ++i)
-      write_npy((fs::path(req.out_dir) / ("tangent" + std::to_string(i) + ".npy")).string(),
-                tans[i]);
-  }
+  // Everything is computed before anything is written.
+  std::vector<Literal> outputs = make_backend(req.backend)->compile(f)->run(inputs);
+  std::vector<Literal> grads, tans;
+  if (req.grad) grads = program_gradients(*f, inputs);
+  if (jvp) tans = program_jvp(*f, inputs, tangents);
+  std::vector<std::pair<std::string, const Literal*>> files;
+  auto add = [&files](const char* stem, const std::vector<Literal>& values) {
+    for (size_t i = 0; i < values.size(); ++i)
+      files.emplace_back(stem + std::to_string(i) + ".npy", &values[i]);
+  };
+  add("out", outputs);
+  add("grad", grads);
+  add("tangent", tans);
+  write_outputs(req.out_dir, files);
   return outputs;
 }
 
@@ -175,7 +196,11 @@ void add_run_command(CLI::App& app) {
       app.add_subcommand("run", "Run a program (.lzir) on .npy inputs, writing .npy outputs");
   sub->footer(
       "Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
-      "parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...");
+      "parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
+      "Files are written only once every result (and gradient and tangent asked for) is\n"
+      "computed, each atomically; the run then removes the outN.npy, gradN.npy and\n"
+      "tangentN.npy files in DIR that it did not write (of an earlier run), so every such\n"
+      "file there is of this run. A run that fails before writing leaves DIR as it was.");
   sub->add_option("PROGRAM", req->program_path, "the program (.lzir)")->required();
   auto inputs = std::make_shared<std::string>();
   auto tangents = std::make_shared<std::string>();

@@ -13,7 +13,20 @@
 
 namespace lazax::cli {
 
+void check_gradient_signature(const Function& f) {
+  if (f.result_types().empty())
+    throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
+                     ", but it returns nothing");
+  const TensorType& y = f.result_types()[0];
+  if (!is_floating(y.dtype) || y.shape.rank() != 0) {
+    throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
+                     ", which must be a floating-point scalar, got " + y.str() +
+                     "; reduce it first (e.g. reduce_sum over every axis)");
+  }
+}
+
 std::vector<Literal> program_gradients(const Function& f, const std::vector<Literal>& inputs) {
+  check_gradient_signature(f);
   std::vector<Tensor> args;
   for (const Literal& v : inputs) {
     Tensor t(v);
@@ -21,15 +34,7 @@ std::vector<Literal> program_gradients(const Function& f, const std::vector<Lite
     args.push_back(t);
   }
   std::vector<Tensor> results = autodiff::eval_function(f, args);
-  if (results.empty())
-    throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
-                     ", but it returns nothing");
   const Tensor& y = results[0];
-  if (!is_floating(y.dtype()) || y.dim() != 0) {
-    throw ValueError("[run] --grad differentiates result 0 of @" + f.name() +
-                     ", which must be a floating-point scalar, got " + y.type_str() +
-                     "; reduce it first (e.g. reduce_sum over every axis)");
-  }
   if (y.requires_grad()) y.backward();  // else it depends on no floating parameter: all zero
   std::vector<Tensor> grads;
   for (const Tensor& a : args) {

@@ -1,9 +1,13 @@
 #include "lazax/core/buffer.h"
 
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
+#include <string>
+
+#include "lazax/core/error.h"
 
 namespace lazax {
 namespace {
@@ -27,12 +31,22 @@ Buffer Buffer::allocate(size_t bytes, Device device, MemoryKind kind) {
   return b;
 }
 
+// aligned_alloc, not operator new: it returns null when memory runs out, also under mimalloc,
+// whose operator new aborts (docs/DECISIONS.md), so a failed allocation is an error to report.
+[[noreturn]] static void out_of_memory(size_t bytes) {
+  char gib[32];
+  std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(bytes) / (1 << 30));
+  throw OutOfMemoryError("[alloc] out of memory: cannot allocate " + std::to_string(bytes) +
+                         " bytes (" + gib + " GiB) for a tensor buffer");
+}
+
 Buffer Buffer::allocate_uninitialized(size_t bytes, Device device, MemoryKind kind) {
+  if (bytes > SIZE_MAX - kAlign) out_of_memory(bytes);
   auto s = std::make_shared<Storage>();
   size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
   if (rounded == 0) rounded = kAlign;  // empty tensors still get a valid, unique pointer
   s->data = std::aligned_alloc(kAlign, rounded);
-  if (!s->data) throw std::bad_alloc();
+  if (!s->data) out_of_memory(bytes);
   s->bytes = bytes;
   s->device = device;
   s->kind = kind;

@@ -4,14 +4,9 @@
 // the data starts at a multiple of 64 bytes), then the raw data.
 #include "lazax/io/npy.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cerrno>
 #include <cstring>
 #include <string_view>
 
@@ -81,8 +76,6 @@ uint32_t read_le(std::span<const uint8_t> b, size_t at, size_t n) {
   return v;
 }
 
-std::string errno_text() { return std::strerror(errno); }
-
 }  // namespace
 
 Literal parse_npy(std::span<const uint8_t> bytes, const std::string& file) {
@@ -145,6 +138,11 @@ Literal parse_npy(std::span<const uint8_t> bytes, const std::string& file) {
   return lit;
 }
 
+bool npy_supports(DType dtype) {
+  return std::any_of(kDescrs.begin(), kDescrs.end(),
+                     [dtype](const DescrRow& row) { return row.dtype == dtype; });
+}
+
 std::vector<uint8_t> encode_npy(const Literal& value) {
   const DType dtype = value.dtype();
   std::string_view descr;
@@ -187,30 +185,8 @@ std::vector<uint8_t> encode_npy(const Literal& value) {
 }
 
 Literal read_npy(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text());
-  std::vector<uint8_t> bytes;
-  try {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) fail(path, "cannot stat: " + errno_text());
-    if (S_ISDIR(st.st_mode)) fail(path, "is a directory, not a .npy file");
-    if (S_ISREG(st.st_mode)) bytes.reserve(static_cast<size_t>(st.st_size));
-    uint8_t chunk[1 << 16];
-    for (;;) {
-      ssize_t got = ::read(fd, chunk, sizeof chunk);
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        fail(path, "read failed: " + errno_text());
-      }
-      if (got == 0) break;
-      bytes.insert(bytes.end(), chunk, chunk + got);
-    }
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  ::close(fd);
-  return parse_npy(bytes, path);
+  // A regular file only: /dev/zero or a pipe would be read forever.
+  return parse_npy(read_regular_file(path, "npy"), path);
 }
 
 void write_npy(const std::string& path, const Literal& value) {

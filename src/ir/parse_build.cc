@@ -136,7 +136,7 @@ FunctionPtr build_function(FuncAst& f, const std::unordered_map<std::string_view
 
 }  // namespace
 
-FunctionPtr build_program(std::vector<FuncAst>& funcs) {
+FunctionPtr build_program(std::vector<FuncAst>& funcs, std::vector<std::string>* param_names) {
   std::unordered_map<std::string_view, size_t> by_name;
   for (size_t i = 0; i < funcs.size(); ++i) {
     by_name.emplace(funcs[i].name, i);
@@ -146,17 +146,19 @@ FunctionPtr build_program(std::vector<FuncAst>& funcs) {
     built[f] = build_function(funcs[f], by_name, built);
   }
   auto main = by_name.find("main");
-  return built[main != by_name.end() ? main->second : funcs.size() - 1];
+  const size_t m = main != by_name.end() ? main->second : funcs.size() - 1;
+  if (param_names) *param_names = funcs[m].param_names;
+  return built[m];
 }
 
 }  // namespace lazax::text
 
 namespace lazax {
 
-FunctionPtr parse_program(std::string_view text) {
+FunctionPtr parse_program(std::string_view text, std::vector<std::string>* param_names) {
   std::vector<text::Token> tokens = text::lex(text);
   std::vector<text::FuncAst> funcs = text::parse_syntax(tokens);
-  return text::build_program(funcs);
+  return text::build_program(funcs, param_names);
 }
 
 }  // namespace lazax

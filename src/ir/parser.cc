@@ -209,6 +209,7 @@ class Parser : public Cursor {
       for (;;) {
         const Token& p = expect(Tok::value, "a parameter like %x: f32[2]");
         expect(Tok::colon, "':' and the type of %" + std::string(p.text));
+        f.param_names.push_back("%" + std::string(p.text));
         f.params.push_back(type("the parameter type"));
         f.param_debug.push_back(debug_info());
         define(p, 1);

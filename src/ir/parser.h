@@ -40,6 +40,7 @@ struct FuncAst {
   std::string name;
   Pos pos;
   std::vector<TensorType> params;
+  std::vector<std::string> param_names;  // as written: "%x"
   std::vector<DebugInfo> param_debug;
   std::vector<TensorType> results;
   std::vector<StmtAst> stmts;
@@ -114,6 +115,7 @@ class Cursor {
 void parse_attributes(Cursor& p, StmtAst& stmt, const Token& op_tok);
 
 std::vector<FuncAst> parse_syntax(const std::vector<Token>& tokens);
-FunctionPtr build_program(std::vector<FuncAst>& funcs);
+// Builds every function; returns @main (or the last one) and, when asked, its parameter names.
+FunctionPtr build_program(std::vector<FuncAst>& funcs, std::vector<std::string>* param_names);
 
 }  // namespace lazax::text

@@ -5,6 +5,7 @@ usage: cli_errors.py PATH/TO/lazax SCRATCH_DIR   (run by ctest as apps.cli_error
 Exit codes: 0 success, 1 a lazax error (message on stderr), 2 a malformed command line.
 """
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -46,11 +47,16 @@ failures = []
 checks = 0
 
 
-def check(name, args, code, *fragments, stream="stderr", timeout=120):
+def check(name, args, code, *fragments, stream="stderr", timeout=120, preexec_fn=None):
     global checks
     checks += 1
-    r = subprocess.run([LAZAX] + args, capture_output=True, text=True, errors="replace",
-                       timeout=timeout)
+    try:
+        r = subprocess.run([LAZAX] + args, capture_output=True, text=True, errors="replace",
+                           timeout=timeout, preexec_fn=preexec_fn)
+    except subprocess.TimeoutExpired:
+        failures.append(name)
+        print(f"FAIL {name}: still running after {timeout} s (killed)")
+        return subprocess.CompletedProcess(args, -1, "", "")
     text = r.stderr if stream == "stderr" else r.stdout
     problems = []
     if r.returncode != code:
@@ -92,7 +98,7 @@ check("missing input file", ["run", P, "--inputs", f"{X},{path('nope.npy')}", "-
 check("not an npy file", ["run", P, "--inputs", f"{path('garbage.npy')},{W}", "--out", out], 1,
       "garbage.npy: not a .npy file")
 check("missing program file", ["run", path("nope.lzir"), "--out", out], 1,
-      "cannot open the program", "nope.lzir")
+      "[run] " + path("nope.lzir") + ": cannot open")
 check("malformed program", ["run", path("bad.lzir"), "--inputs", X, "--out", out], 1,
       "bad.lzir", "[parse] line 2", "frobnicate")
 check("out is a file", ["run", P, "--inputs", f"{X},{W}", "--out", path("a_file")], 1,
@@ -134,6 +140,92 @@ if r.returncode == 0:  # d(x @ w) = dx @ w + x @ dw, d(-x) = -dx
     if not (np.allclose(t0, np.ones((2, 3)) @ w, rtol=1e-6, atol=1e-6) and np.array_equal(t1, -np.ones((2, 3)))):
         failures.append("--jvp values")
         print("FAIL --jvp values:", t0, t1)
+# Failing without loss (issue 20).
+# Out of memory is a lazax error naming the op, its result and the bytes; the process survives.
+with open(path("huge.lzir"), "w") as f:
+    f.write("func @main(%x: f32[]) -> (f32[200000,200000]) {\n"
+            "  %0 = broadcast_in_dim(%x) {shape=[200000,200000], broadcast_dimensions=[]}"
+            " : f32[200000,200000]\n  return %0\n}\n")
+np.save(path("scalar.npy"), np.float32(2))
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+
+
+for backend in ["cpu", "reference"]:
+    check(f"out of memory ({backend})", ["run", path("huge.lzir"), "--inputs", path("scalar.npy"),
+                                         "--out", path("oom"), "--backend", backend], 1,
+          "out of memory", "160000000000 bytes", "broadcast_in_dim", "f32[200000,200000]",
+          preexec_fn=limit_memory)
+# Readers refuse what is not a regular file at once instead of reading forever.
+check("program is /dev/zero", ["run", "/dev/zero", "--out", out], 1,
+      "[run] /dev/zero: is not a regular file", timeout=30)
+check("input is /dev/zero", ["run", P, "--inputs", f"/dev/zero,{W}", "--out", out], 1,
+      "[npy] /dev/zero: is not a regular file", timeout=30)
+check("tangent is /dev/zero",
+      ["run", P, "--inputs", f"{X},{W}", "--jvp", f"{X},/dev/zero", "--out", out], 1,
+      "[npy] /dev/zero: is not a regular file", timeout=30)
+# A failed run writes nothing: everything the signature allows is checked before running, and
+# every file is written only after all results are computed.
+with open(path("bf16.lzir"), "w") as f:
+    f.write("func @main(%x: f32[2,3]) -> (f32[2,3], bf16[2,3]) {\n  %0 = neg(%x) : f32[2,3]\n"
+            "  %1 = convert(%x) {dtype=bf16} : bf16[2,3]\n  return %0, %1\n}\n")
+with open(path("while.lzir"), "w") as f:
+    f.write(open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "../fuzz/seeds/while.lzir")).read()
+            .replace("func @main(%arg0: i32[], %arg1: f32[3]) -> (i32[], f32[3]) {",
+                     "func @main(%arg0: i32[], %arg1: f32[3]) -> (f32[], i32[]) {")
+            .replace("  return %0#0, %0#1\n}",
+                     "  %1 = reduce_sum(%0#1) {axes=[0]} : f32[]\n  return %1, %0#0\n}"))
+np.save(path("i0.npy"), np.int32(0))
+np.save(path("v3.npy"), np.array([0.5, 1.0, 1.01], np.float32))
+fresh = path("fresh")
+check("bf16 result", ["run", path("bf16.lzir"), "--inputs", X, "--out", fresh], 1,
+      "result 1", "bf16[2,3]", "NumPy has no bf16")
+check("--grad of a non-scalar", ["run", P, "--inputs", f"{X},{W}", "--out", fresh, "--grad"], 1,
+      "--grad differentiates result 0", "f32[2,4]")
+check("--grad through while", ["run", path("while.lzir"), "--inputs",
+                               f"{path('i0.npy')},{path('v3.npy')}", "--out", fresh, "--grad"], 1,
+      "while")
+check("while without --grad", ["run", path("while.lzir"), "--inputs",
+                               f"{path('i0.npy')},{path('v3.npy')}", "--out", path("w_ok")], 0,
+      "out0.npy: f32[]", stream="stdout")
+checks += 1
+if os.path.exists(fresh):
+    failures.append("failed runs leave nothing")
+    print("FAIL failed runs leave nothing:", os.listdir(fresh))
+else:
+    print("ok   failed runs leave nothing")
+# A run into a directory of an earlier one leaves no outN.npy of the earlier run beside its own.
+stale = path("stale")
+check("run with --jvp", ["run", P, "--inputs", f"{X},{W}", "--out", stale, "--jvp",
+                         f"{path('tx.npy')},{path('tw.npy')}"], 0, "out1.npy", stream="stdout")
+with open(path("one.lzir"), "w") as f:
+    f.write("func @main(%x: f32[2,3]) -> (f32[2,3]) {\n  %0 = neg(%x) : f32[2,3]\n  return %0\n}\n")
+check("failed run into it", ["run", path("bf16.lzir"), "--inputs", X, "--out", stale], 1, "bf16")
+checks += 1
+if sorted(os.listdir(stale)) != ["out0.npy", "out1.npy", "tangent0.npy", "tangent1.npy"]:
+    failures.append("failed run keeps the earlier outputs")
+    print("FAIL failed run keeps the earlier outputs:", sorted(os.listdir(stale)))
+with open(os.path.join(stale, "notes.txt"), "w") as f:
+    f.write("mine")
+check("second run into it", ["run", path("one.lzir"), "--inputs", X, "--out", stale], 0,
+      "out0.npy", stream="stdout")
+checks += 1
+if sorted(os.listdir(stale)) != ["notes.txt", "out0.npy"] or \
+        not np.array_equal(np.load(os.path.join(stale, "out0.npy")), -x):
+    failures.append("stale outputs removed")
+    print("FAIL stale outputs removed:", sorted(os.listdir(stale)))
+check("run --help says so", ["run", "--help"], 0, "removes", stream="stdout")
+# Parameter names come from the parsed program, not from a search of the text.
+with open(path("commented.lzir"), "w") as f:
+    f.write("// was: func @main(%a: f32[2,3], %b: f32[3,4]) -> ...\n" + PROGRAM)
+check("names despite a comment", ["run", path("commented.lzir"), "--inputs",
+                                  f"{X},{path('wT.npy')}", "--out", out], 1,
+      "[run] input 1 (%w) should be f32[3,4]")
+check("names in the count error", ["run", path("commented.lzir"), "--inputs", X, "--out", out], 1,
+      "(%x: f32[2,3], %w: f32[3,4])")
 check("demo --example", ["demo", "--example"], 0, "func @main", "out0.npy: f32[2,4]", stream="stdout", timeout=400)
 check("demo with arguments", ["demo", "x"], 2, "lazax demo: The following argument was not expected: x")
 

@@ -30,6 +30,11 @@ class DTypeError : public Error {
 class ValueError : public Error {
   using Error::Error;
 };
+// A tensor buffer could not be allocated: names the bytes asked for and, where known, the op
+// whose result needed them.
+class OutOfMemoryError : public Error {
+  using Error::Error;
+};
 // Reading or writing a file failed, or a file is malformed.
 class IOError : public Error {
   using Error::Error;

@@ -17,6 +17,9 @@ Literal read_npy(const std::string& path);
 // Parses the bytes of a .npy file; `name_for_errors` is the file name used in error messages.
 Literal parse_npy(std::span<const uint8_t> bytes, const std::string& name_for_errors);
 
+// Whether NumPy has the dtype, so that a .npy file can hold it (all but bf16).
+bool npy_supports(DType dtype);
+
 // Writes `value` to `path` atomically: a temporary file in the same directory is written, synced
 // and renamed over `path`, so readers see the old file or the new one, never half of one.
 void write_npy(const std::string& path, const Literal& value);

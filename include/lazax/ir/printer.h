@@ -2,6 +2,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lazax/ir/function.h"
 
@@ -22,8 +23,9 @@ std::string print_node(const Function& f, size_t node, PrintOptions opts = {});
 // Parses a file of one or more functions (in any order) and returns @main, or the last function
 // when none is named main. Throws ParseError with the line and column of the offending token for
 // any bad input, including programs that read well but break a shape rule (the rule's message is
-// kept).
-FunctionPtr parse_program(std::string_view text);
+// kept). A Function keeps no parameter names: `param_names`, when given, receives those of the
+// function returned as written ("%x"), for messages about its inputs.
+FunctionPtr parse_program(std::string_view text, std::vector<std::string>* param_names = nullptr);
 
 // Graphviz DOT of one function (sub-functions appear as clusters).
 std::string to_dot(const Function& f);

@@ -11,6 +11,7 @@
 #include "kernels.h"
 #include "lazax/core/error.h"
 #include "lazax/ir/interpreter.h"
+#include "lazax/ir/printer.h"
 
 namespace lazax::cpu {
 
@@ -138,12 +139,21 @@ std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
     frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
   Profile* profile = Profile::get();
   for (const Step& s : steps_) {
-    if (profile) {
-      auto t0 = std::chrono::steady_clock::now();
-      s.fn(s, frame);
-      profile->add(s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    } else {
-      s.fn(s, frame);
+    try {
+      if (profile) {
+        auto t0 = std::chrono::steady_clock::now();
+        s.fn(s, frame);
+        profile->add(s,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      } else {
+        s.fn(s, frame);
+      }
+    } catch (OutOfMemoryError& e) {
+      if (s.node) {
+        const auto i = static_cast<size_t>(s.node - f_->nodes().data());
+        e.add_note("running `" + print_node(*f_, i, {.debug_info = false}) + "` in @" + f_->name());
+      }
+      throw;
     }
     for (int32_t r : s.release) {
       Literal& l = frame[static_cast<size_t>(r)];

@@ -6,6 +6,7 @@
 
 #include "kernels.h"
 #include "lazax/core/error.h"
+#include "lazax/ir/printer.h"
 
 namespace lazax {
 namespace {
@@ -43,7 +44,12 @@ std::vector<Literal> interpret(const Function& f, std::span<const Literal* const
     in.clear();
     for (auto v : n.operands)
       in.push_back(values[static_cast<size_t>(v.node)][static_cast<size_t>(v.index)]);
-    values[i] = kKernels[static_cast<size_t>(n.op)](n, in);
+    try {
+      values[i] = kKernels[static_cast<size_t>(n.op)](n, in);
+    } catch (OutOfMemoryError& e) {
+      e.add_note("running `" + print_node(f, i, {.debug_info = false}) + "` in @" + f.name());
+      throw;
+    }
   }
   std::vector<Literal> out;
   for (auto r : f.results())
