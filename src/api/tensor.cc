@@ -44,14 +44,13 @@ int64_t Tensor::size(int64_t d) const {
 
 Literal Tensor::literal(Loc loc) const {
   checked(*this, "read");
-  if (impl_->is_tracer()) throw_concretization(*this, "reading its value", loc, false);
+  if (impl_->is_tracer()) throw_concretization(*this, "reading its value", loc);
   if (impl_->is_pending()) Context::get().sync(SyncCause::graph_break, loc_str(loc));
   return impl_->data();
 }
 
 Tensor::operator bool() const {
-  if (defined() && impl_->is_tracer())
-    throw_concretization(*this, "converting it to bool", Loc::current(), true);
+  if (defined() && impl_->is_tracer()) throw_bool_conversion(*this);
   if (!defined() || numel() != 1) {
     throw ValueError("[bool] the truth value of a tensor with " +
                      std::string(defined() ? type_str() : "no value") +
@@ -61,23 +60,36 @@ Tensor::operator bool() const {
   return item() != 0.0;
 }
 
-void throw_concretization(const Tensor& t, const char* what, const Loc& loc, bool bool_conv) {
+namespace {
+// The message of both errors; `where` says where in the user's code the value was read.
+std::string concretization_message(const char* kind, const Tensor& t, const char* what,
+                                   const std::string& where) {
   const GraphNode& n = *t.impl()->pending().node;
   check_not_leaked(n, what);
-  std::string msg =
-      std::string(bool_conv ? "[TracerBoolConversionError] " : "[ConcretizationError] ") +
-      "Abstract tracer value encountered where a concrete value is expected: " + what + " of a " +
-      t.type_str() + " produced by `" + std::string(op_name(n.op)) + "` while tracing " +
-      describe_trace(*n.frame) + ", at " + loc_str(loc) +
-      ". Inside a traced function values are not known yet. Use lazax::cond / lazax::where for "
-      "data-dependent branches, lazax::scan for loops, or pass the value as a static (non-tensor) "
-      "argument. See docs/ERRORS.md#concretization.";
-  if (bool_conv) throw TracerBoolConversionError(msg);
-  throw ConcretizationError(msg);
+  return std::string(kind) +
+         " Abstract tracer value encountered where a concrete value is expected: " + what +
+         " of a " + t.type_str() + " produced by `" + std::string(op_name(n.op)) +
+         "` while tracing " + describe_trace(*n.frame) + ", " + where +
+         ". Inside a traced function values are not known yet. Use lazax::cond / lazax::where "
+         "for data-dependent branches, lazax::scan for loops, or pass the value as a static "
+         "(non-tensor) argument. See docs/ERRORS.md#concretization.";
+}
+}  // namespace
+
+void throw_concretization(const Tensor& t, const char* what, const Loc& loc) {
+  throw ConcretizationError(
+      concretization_message("[ConcretizationError]", t, what, "at " + loc_str(loc)));
+}
+
+void throw_bool_conversion(const Tensor& t) {
+  throw TracerBoolConversionError(concretization_message(
+      "[TracerBoolConversionError]", t, "converting it to bool",
+      "in an `if`, `while`, `!`, `&&` or `||` of its body (C++ gives a conversion to bool no "
+      "source line; `t.item()` would name it)"));
 }
 
 double Tensor::item(Loc loc) const {
-  if (defined() && impl_->is_tracer()) throw_concretization(*this, "reading its value", loc, false);
+  if (defined() && impl_->is_tracer()) throw_concretization(*this, "reading its value", loc);
   if (defined() && numel() != 1)
     throw ValueError("[item] needs a tensor with one element, got " + type_str() +
                      "; use to_vector() to read several values");
@@ -365,6 +377,12 @@ Tensor arange(double start, double end, double step, DType dtype) {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "Tensor(undefined)";
+  if (t.impl()->is_tracer()) {  // as JAX prints a tracer: what it is, not a value it lacks
+    const GraphNode& n = *t.impl()->pending().node;
+    check_not_leaked(n, "print");
+    return os << "Tracer(" << t.type_str() << ", `" << op_name(n.op) << "` in "
+              << describe_trace(*n.frame) << ")";
+  }
   Literal l = t.literal();
   return os << "Tensor(" << l.str() << ")";
 }

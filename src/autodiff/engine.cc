@@ -438,7 +438,7 @@ std::vector<Tensor> run_forward(const std::vector<Tensor>& inputs,
     if (!any) continue;
     std::vector<Tensor> out_tans;
     if (n->custom) {
-      out_tans = n->custom->jvp(in_tans);
+      out_tans = n->custom->jvp(in_tans, {n->inputs.begin(), n->inputs.size()});
     } else {
       // Outputs re-attached to n while recording, so that rules using them (exp: t * out) stay
       // differentiable by an enclosing transform (jvp of jvp, vjp of jvp).
@@ -471,7 +471,7 @@ Tensor transform_input(const Tensor& p) {
   node->op = OpCode::optimization_barrier;
   node->custom = make_pooled_unique<GradNode::CustomRules>(GradNode::CustomRules{
       [](const std::vector<Tensor>& cts, std::span<const Tensor>) { return cts; },
-      [](const std::vector<Tensor>& ts) { return ts; }});
+      [](const std::vector<Tensor>& ts, std::span<const Tensor>) { return ts; }});
   node->sequence = next_grad_sequence();
   save_input(*node, p);
   save_output(node, x, 0, /*keep=*/false);

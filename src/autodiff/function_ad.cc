@@ -342,6 +342,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   metrics::counter("VjpProgramBuilds").add();
   metrics::ScopedTimer timed(metrics::timer("VjpBuildTime"));
   VjpPrograms p;
+  p.fn = f;
   p.wrt = wrt;
   for (size_t i = 0; i < wrt.size(); ++i)
     if (wrt[i]) p.wrt_index.push_back(static_cast<int32_t>(i));
@@ -433,17 +434,22 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
   return spread(wrt, g, 0);
 }
 
-std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents) {
-  const FunctionPtr& fn = c.attr<CallAttrs>().callee;
-  std::vector<Tensor> in(c.inputs.begin(), c.inputs.end());
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    if (is_floating(c.inputs[i].dtype()))
-      in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(c.inputs[i].impl()->type()));
-  std::vector<Tensor> r = record_op(OpCode::call, in, CallAttrs{jvp_program(fn)});
+std::vector<Tensor> call_jvp(const FunctionPtr& f, std::span<const Tensor> inputs,
+                             const std::vector<Tensor>& tangents) {
+  std::vector<Tensor> in(inputs.begin(), inputs.end());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (is_floating(inputs[i].dtype()))
+      in.push_back(tangents[i].defined() ? tangents[i] : zeros_of(inputs[i].impl()->type()));
+  std::vector<Tensor> r = record_op(OpCode::call, in, CallAttrs{jvp_program(f)});
   std::vector<Tensor> out;
-  size_t k = c.outputs.size();
-  for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
+  const std::vector<TensorType>& results = f->result_types();
+  size_t k = results.size();
+  for (const TensorType& t : results) out.push_back(is_floating(t.dtype) ? r[k++] : Tensor());
   return out;
+}
+
+std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents) {
+  return call_jvp(c.attr<CallAttrs>().callee, c.inputs, tangents);
 }
 
 std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts) {

@@ -321,7 +321,11 @@ std::vector<Tensor> call_with_vjp(const autodiff::VjpPrograms& p,
                                                 std::span<const Tensor> saved_inputs) {
         return call_backward(*programs, *residuals, cts, saved_inputs);
       }),
-      std::move(res));
+      std::move(res),
+      // Forward mode differentiates the traced function, on the inputs of the call.
+      [programs](const std::vector<Tensor>& tangents, std::span<const Tensor> saved_inputs) {
+        return autodiff::call_jvp(programs->fn, saved_inputs, tangents);
+      });
 }
 
 // Writes the new values of in-place-updated inputs and outer tensors back.

@@ -129,7 +129,8 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
 }
 
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs, std::vector<Tensor>&& outs,
-                                      CustomVjpWithInputs bwd, std::shared_ptr<void> state) {
+                                      CustomVjpWithInputs bwd, std::shared_ptr<void> state,
+                                      CustomJvp jvp) {
   // Results that nothing else holds and that are on no tape are used as they are.
   std::vector<Tensor> fresh = std::move(outs);
   for (Tensor& t : fresh) {
@@ -144,11 +145,13 @@ std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs, std::ve
   node->op = OpCode::optimization_barrier;
   node->sequence = next_grad_sequence();
   // (The engine checks that the VJP returns one cotangent per input.)
-  auto jvp = [](const std::vector<Tensor>&) -> std::vector<Tensor> {
-    throw NotDifferentiableError(
-        "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
-        "the function without custom_vjp for jvp");
-  };
+  if (!jvp) {
+    jvp = [](const std::vector<Tensor>&, std::span<const Tensor>) -> std::vector<Tensor> {
+      throw NotDifferentiableError(
+          "[custom_vjp] can't apply forward-mode autodiff (jvp) to a custom_vjp function; define "
+          "the function without custom_vjp for jvp");
+    };
+  }
   node->custom = make_pooled_unique<GradNode::CustomRules>(
       GradNode::CustomRules{std::move(bwd), std::move(jvp), std::move(state)});
   node->inputs.reserve(inputs.size());

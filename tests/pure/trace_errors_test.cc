@@ -4,6 +4,7 @@
 // the traced function; ImpureFunctionError shows the values that differ.
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 
 #include "lazax/autodiff/pure.h"
@@ -175,4 +176,48 @@ TEST(TraceErrors, ImpureFunctionErrorShowsTheDifferingValues) {
     EXPECT_TRUE(has(m, "[2]")) << m;
     EXPECT_TRUE(has(m, "[3.5]")) << m;
   }
+}
+
+// Trap 3: `if (t)` on a tracer names the traced function and the user's file where it was made,
+// never lazax's own source (a conversion to bool gets no caller location in C++); printing a
+// tracer shows what it is, as JAX prints a tracer, instead of raising.
+TEST(TraceErrors, BoolConversionPointsAtTheUsersFunctionNotLazax) {
+  auto branchy = assume_pure(
+      [](const Tensor& x) {
+        if (x.sum()) return x;
+        return -x;
+      },
+      PureOptions{"branchy_bool"});
+  try {
+    branchy(ones({1}));
+    FAIL() << "expected TracerBoolConversionError";
+  } catch (const TracerBoolConversionError& e) {
+    std::string m = e.what();
+    EXPECT_TRUE(has(m, "converting it to bool")) << m;
+    EXPECT_TRUE(has(m, "branchy_bool")) << m;
+    EXPECT_TRUE(has(m, "trace_errors_test.cc")) << m;  // where the function was made
+    EXPECT_TRUE(has(m, "reduce_sum")) << m;
+    EXPECT_FALSE(has(m, "tensor.cc")) << m;  // not lazax's own source
+    EXPECT_TRUE(has(m, "lazax::cond")) << m;
+  }
+}
+
+TEST(TraceErrors, PrintingATracerShowsItsTypeAndFunction) {
+  std::string printed;
+  auto show = assume_pure(
+      [&](const Tensor& x) {
+        std::ostringstream s;
+        s << x * 2.0;
+        printed = s.str();
+        return x + 1.0;
+      },
+      PureOptions{"shown"});
+  EXPECT_EQ(vec(show(ones({2}))), (std::vector<float>{2, 2}));
+  EXPECT_TRUE(has(printed, "Tracer(f32[2]")) << printed;
+  EXPECT_TRUE(has(printed, "mul")) << printed;
+  EXPECT_TRUE(has(printed, "shown")) << printed;
+  std::ostringstream plain;
+  plain << ones({2});  // outside a trace: the values
+  EXPECT_TRUE(has(plain.str(), "1")) << plain.str();
+  EXPECT_FALSE(has(plain.str(), "Tracer")) << plain.str();
 }

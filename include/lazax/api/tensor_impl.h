@@ -145,9 +145,11 @@ inline Tensor make_pending(GraphValue v) { return Tensor(make_pooled<TensorImpl>
 // The graph operand for `t` (throws a clear error naming `op` for an undefined tensor).
 GraphValue operand(const Tensor& t, const char* op);
 
-// Throws ConcretizationError (TracerBoolConversionError when bool_conv) for a tracer `t`.
-[[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc,
-                                       bool bool_conv);
+// Throws ConcretizationError for a tracer `t` read at the user's `loc`.
+[[noreturn]] void throw_concretization(const Tensor& t, const char* what, const Loc& loc);
+// Throws TracerBoolConversionError for a tracer `t` converted to bool (`if (t)`: C++ gives a
+// conversion no caller location, so the message names the traced function and where it was made).
+[[noreturn]] void throw_bool_conversion(const Tensor& t);
 
 // copy_ that names `op` in errors and in the trace (a write-back standing for the in-place op
 // `op` of a traced function).

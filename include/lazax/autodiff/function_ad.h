@@ -9,6 +9,7 @@
 // is saved instead), and elementwise arithmetic without transcendental work on values the
 // backward has anyway.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "lazax/api/tensor.h"
@@ -21,6 +22,7 @@ namespace lazax::autodiff {
 std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args);
 
 struct VjpPrograms {
+  FunctionPtr fn;     // the function differentiated (forward mode through a call uses it)
   FunctionPtr joint;  // inputs ++ cotangents -> input cotangents (forward inlined)
   FunctionPtr fwd;    // inputs -> outputs ++ residuals
   // Parameters: residuals (fwd results num_outputs..) ++ inputs[bwd_inputs[0]], ... ++
@@ -53,5 +55,11 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
 
 // (inputs ++ tangents of float inputs) -> (outputs ++ tangents of float outputs); cached.
 FunctionPtr jvp_program(const FunctionPtr& f);
+
+// Records a call of jvp_program(f) on `inputs` and `tangents` (one per input, undefined where
+// zero) and returns the tangents of f's results (undefined for the non-floating ones): forward
+// mode through a call of `f`, as the `call` op's rule and assume_pure's tape entries do it.
+std::vector<Tensor> call_jvp(const FunctionPtr& f, std::span<const Tensor> inputs,
+                             const std::vector<Tensor>& tangents);
 
 }  // namespace lazax::autodiff

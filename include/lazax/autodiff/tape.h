@@ -82,11 +82,11 @@ struct GradNode {
   // (Apart: most entries save no outputs, kRulesSkipOutputs.)
   PooledPtr<DeferredOutputs> deferred;
   // Rules that replace the op's VJP / JVP (custom_vjp, assume_pure, and the identity nodes of
-  // the transforms): vjp(cotangents, saved inputs) -> input cotangents. Apart (most entries
-  // have none).
+  // the transforms): vjp(cotangents, saved inputs) -> input cotangents, jvp(input tangents,
+  // saved inputs) -> output tangents. Apart (most entries have none).
   struct CustomRules {
     std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)> vjp;
-    std::function<std::vector<Tensor>(const std::vector<Tensor>&)> jvp;
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)> jvp;
     // What the rules read, kept alive with them (so that a rule can capture a plain pointer to
     // it and fit in std::function's own storage instead of a heap block of its own).
     std::shared_ptr<void> state;

@@ -50,11 +50,17 @@ using CustomVjpWithInputs = std::function<std::vector<Tensor>(
     const std::vector<Tensor>& cts, std::span<const Tensor> saved_inputs)>;
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs,
                                       const std::vector<Tensor>& outs, CustomVjpWithInputs bwd);
+// A JVP rule: (input tangents, undefined where zero; saved inputs) -> output tangents.
+using CustomJvp = std::function<std::vector<Tensor>(const std::vector<Tensor>& tangents,
+                                                    std::span<const Tensor> saved_inputs)>;
 // The same for results just made (assume_pure's): those nothing else holds are used as they are
 // instead of detached copies. `state` is kept alive as long as `bwd` (which may point into it).
+// Without `jvp`, forward mode through the entry is a NotDifferentiableError (as JAX's
+// custom_vjp).
 std::vector<Tensor> attach_custom_vjp(const std::vector<Tensor>& inputs, std::vector<Tensor>&& outs,
                                       CustomVjpWithInputs bwd,
-                                      std::shared_ptr<void> state = nullptr);
+                                      std::shared_ptr<void> state = nullptr,
+                                      CustomJvp jvp = nullptr);
 }  // namespace detail
 
 // ---- vjp ----
