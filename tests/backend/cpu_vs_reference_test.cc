@@ -107,6 +107,22 @@ const std::vector<Case>& cases() {
        "  %0 = transpose(%a) {permutation=[2, 0, 1]} : bf16[5,3,4]\n"
        "  %1 = broadcast_in_dim(%b) {shape=[3,4,2], broadcast_dimensions=[1]} : i64[3,4,2]\n"
        "  %2 = transpose(%c) {permutation=[1, 0]} : u8[3,2]\n  return %0, %1, %2\n}"},
+      {"slice_concat_pad_copies",  // layout.cc's strided copies, several dtypes
+       "func @main(%a: f32[4,5,6], %b: bf16[3,8], %c: i64[2,3], %d: i64[2,1], %e: i64[2,4], "
+       "%v: f32[], %w: bf16[]) -> (f32[2,2,3], bf16[3,3], i64[2,8], f32[6,6,7], bf16[3,12], "
+       "f32[4,1,6]) {\n"
+       "  %0 = slice(%a) {start_indices=[1, 0, 1], limit_indices=[4, 4, 6], strides=[2, 3, 2]}"
+       " : f32[2,2,3]\n"
+       "  %1 = slice(%b) {start_indices=[0, 2], limit_indices=[3, 5], strides=[1, 1]}"
+       " : bf16[3,3]\n"
+       "  %2 = concatenate(%c, %d, %e) {dimension=1} : i64[2,8]\n"
+       "  %3 = pad(%a, %v) {edge_padding_low=[2, 0, 0], edge_padding_high=[0, 1, 1], "
+       "interior_padding=[0, 0, 0]} : f32[6,6,7]\n"
+       "  %4 = pad(%b, %w) {edge_padding_low=[0, 3], edge_padding_high=[0, 1], "
+       "interior_padding=[0, 0]} : bf16[3,12]\n"
+       "  %5 = pad(%a, %v) {edge_padding_low=[0, -2, 0], edge_padding_high=[0, -2, 0], "
+       "interior_padding=[0, 0, 0]} : f32[4,1,6]\n"
+       "  return %0, %1, %2, %3, %4, %5\n}"},
       {"random_bits",
        "func @main(%k: i64[2]) -> (i32[5], i64[2]) {\n"
        "  %0:2 = random_bits(%k) {shape=[5], dtype=i32} : (i32[5], i64[2])\n"
@@ -325,6 +341,16 @@ TEST(CpuBackend, FusedReluMatchesTheReferenceOnSpecials) {
     float g = got[0].data<float>()[i], w = want[0].data<float>()[i];
     EXPECT_TRUE(std::isnan(g) ? std::isnan(w) : (g == w && std::signbit(g) == std::signbit(w)))
         << "element " << i << ": cpu " << g << ", reference " << w;
+  }
+}
+
+// Slices, concatenations and pads without interior padding or negative edges are strided copies;
+// a crop (negative edge) or interior padding stays with the interpreter's kernel.
+TEST(CpuBackend, LayoutOpsAreStridedCopies) {
+  for (const Case& c : cases()) {
+    if (std::string(c.name) != "slice_concat_pad_copies") continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fallback, 1);  // %5, the crop
   }
 }
 

@@ -303,6 +303,22 @@ class Gen {
     }
     add(OpCode::slice, {*x}, a);
   }
+  // Edges of 0-2 (sometimes -1, a crop), interior padding sometimes; the value a scalar of x's
+  // dtype.
+  void pad() {
+    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
+    if (!x) return unary();
+    const TensorType& t = type(*x);
+    PadAttrs a;
+    bool interior = coin(0.25);
+    for (int64_t d : t.shape) {
+      a.edge_padding_low.push_back(d >= 2 && coin(0.15) ? -1 : pick(0, 2));
+      a.edge_padding_high.push_back(pick(0, 2));
+      a.interior_padding.push_back(interior ? pick(0, 1) : 0);
+    }
+    ValueRef v = b_.constant(Literal::scalar_of(t.dtype, static_cast<double>(pick(-2, 2))));
+    add(OpCode::pad, {*x, v}, a);
+  }
   void concatenate() {
     auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
     if (!x) return unary();
@@ -443,6 +459,7 @@ class Gen {
         dot();
         return;
       case 11:
+        if (coin(0.3)) return pad();
         slice();
         return;
       case 12:

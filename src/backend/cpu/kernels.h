@@ -1,6 +1,6 @@
 // The cpu backend's kernels, each chosen at compile time for one node (select_kernel) and run as
 // a Step. Families: gemm.cc (dot_general through oneDNN), fused.cc (elementwise chains),
-// layout.cc (broadcast_in_dim, transpose), reduce.cc (f32 reductions),
+// layout.cc (broadcast_in_dim, transpose, slice, concatenate, pad), reduce.cc (f32 reductions),
 // control.cc (call, cond, while, scan running their bodies' Programs); every other node runs the
 // reference interpreter's kernel (run_fallback).
 #pragma once
@@ -22,7 +22,8 @@ void run_fallback(const Step& step, Frame& frame);
 std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in);
 void run_gemm(const Step& step, Frame& frame);
 
-// broadcast_in_dim and transpose (any dtype) as a strided copy.
+// broadcast_in_dim, transpose, slice, concatenate and pad without interior padding or negative
+// edges (any dtype) as strided copies; null for what the interpreter's kernel keeps.
 std::shared_ptr<StepState> plan_layout(const Node& node, std::span<const TensorType> in);
 void run_layout(const Step& step, Frame& frame);
 

@@ -1,94 +1,157 @@
-// broadcast_in_dim and transpose as one strided copy: each result dim reads the operand with a
-// stride (0 for a broadcast dim), the innermost dim in a tight loop, the outermost split over
-// the OpenMP pool. Any dtype (by element size).
+// The layout ops as strided copies: broadcast_in_dim, transpose and slice are one copy each (every
+// result dim reads the operand with a stride, 0 for a broadcast dim, from a start offset);
+// concatenate is one copy per operand into its place in the result; pad (no interior padding, no
+// negative edges) fills the result with the padding value and copies the operand into it. The
+// innermost dim is a tight loop (memcpy when both sides are contiguous), the outermost is split
+// over the OpenMP pool. Any dtype (by element size).
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "kernels.h"
 
 namespace lazax::cpu {
 namespace {
 
-struct StridedCopy : StepState {
-  Dims sizes, strides;  // per result dim: its size, the operand's element stride
+// One copy: per dim of the region copied, its size and the element strides of the source and
+// the destination; the region starts at the given element offsets.
+struct Copy {
+  Dims sizes, src_strides, dst_strides;
+  int64_t src_offset = 0, dst_offset = 0;
+};
+
+struct LayoutPlan : StepState {
+  std::vector<Copy> copies;  // one, or one per concatenate operand (operand i -> copies[i])
+  bool fill = false;         // pad: fill the result with operand 1 first
   size_t elem = 4;
 };
 
 template <class T>
-void copy_dims(const T* src, T* dst, const Dims& sizes, const Dims& strides, size_t d) {
-  int64_t n = sizes[d], st = strides[d];
-  if (d + 1 == sizes.size()) {
-    if (st == 1) {
+void copy_dims(const T* src, T* dst, const Copy& c, size_t d) {
+  const int64_t n = c.sizes[d], ss = c.src_strides[d], ds = c.dst_strides[d];
+  if (d + 1 == c.sizes.size()) {
+    if (ss == 1 && ds == 1) {
       std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
     } else {
-      for (int64_t i = 0; i < n; ++i) dst[i] = src[i * st];
+      for (int64_t i = 0; i < n; ++i) dst[i * ds] = src[i * ss];
     }
     return;
   }
-  int64_t inner = 1;
-  for (size_t k = d + 1; k < sizes.size(); ++k) inner *= sizes[k];
-  for (int64_t i = 0; i < n; ++i) copy_dims(src + i * st, dst + i * inner, sizes, strides, d + 1);
+  for (int64_t i = 0; i < n; ++i) copy_dims(src + i * ss, dst + i * ds, c, d + 1);
 }
 
 template <class T>
-void copy_all(const T* src, T* dst, const StridedCopy& c) {
+void copy_region(const T* src, T* dst, const Copy& c) {
+  src += c.src_offset;
+  dst += c.dst_offset;
   if (c.sizes.empty()) {
     dst[0] = src[0];
     return;
   }
-  int64_t n = c.sizes[0], st = c.strides[0], inner = 1;
-  for (size_t k = 1; k < c.sizes.size(); ++k) inner *= c.sizes[k];
-  if (c.sizes.size() == 1) {
-    copy_dims(src, dst, c.sizes, c.strides, 0);
+  int64_t n = c.sizes[0], total = 1;
+  for (int64_t s : c.sizes) total *= s;
+  if (c.sizes.size() == 1 || n == 0) {
+    copy_dims(src, dst, c, 0);
     return;
   }
-#pragma omp parallel for schedule(static) if (n * inner > 65536)
-  for (int64_t i = 0; i < n; ++i) copy_dims(src + i * st, dst + i * inner, c.sizes, c.strides, 1);
+#pragma omp parallel for schedule(static) if (total > 65536)
+  for (int64_t i = 0; i < n; ++i)
+    copy_dims(src + i * c.src_strides[0], dst + i * c.dst_strides[0], c, 1);
 }
+
+template <class T>
+void run_typed(const Step& step, const LayoutPlan& p, const Frame& frame, void* out, int64_t n) {
+  T* dst = static_cast<T*>(out);
+  if (p.fill) {
+    const T v = *static_cast<const T*>(frame[static_cast<size_t>(step.in[1])].buffer.data());
+    std::fill(dst, dst + n, v);
+  }
+  for (size_t k = 0; k < p.copies.size(); ++k)
+    copy_region(static_cast<const T*>(frame[static_cast<size_t>(step.in[k])].buffer.data()), dst,
+                p.copies[k]);
+}
+
+Dims contiguous(const Shape& s) { return s.strides(); }
 
 }  // namespace
 
 std::shared_ptr<StepState> plan_layout(const Node& node, std::span<const TensorType> in) {
-  if (in.size() != 1 || node.outputs.size() != 1 || node.outputs[0].numel() == 0) return nullptr;
-  auto c = std::make_shared<StridedCopy>();
-  c->elem = dtype_size(in[0].dtype);
-  if (c->elem != 1 && c->elem != 2 && c->elem != 4 && c->elem != 8) return nullptr;
+  if (in.empty() || node.outputs.size() != 1 || node.outputs[0].numel() == 0) return nullptr;
+  auto p = std::make_shared<LayoutPlan>();
+  p->elem = dtype_size(in[0].dtype);
+  if (p->elem != 1 && p->elem != 2 && p->elem != 4 && p->elem != 8) return nullptr;
   const Shape& out = node.outputs[0].shape;
-  Dims st = in[0].shape.strides();
-  c->sizes = Dims(out.begin(), out.end());
-  c->strides = Dims(out.rank(), 0);
+  const Dims out_st = contiguous(out);
+  Copy c;
+  c.sizes = Dims(out.begin(), out.end());
+  c.dst_strides = out_st;
+  c.src_strides = Dims(out.rank(), 0);
   if (const auto* b = std::get_if<BroadcastInDimAttrs>(&node.attrs)) {
+    const Dims st = contiguous(in[0].shape);
     for (size_t i = 0; i < b->broadcast_dimensions.size(); ++i) {
       auto d = static_cast<size_t>(b->broadcast_dimensions[i]);
-      if (in[0].shape[i] != 1) c->strides[d] = st[i];
+      if (in[0].shape[i] != 1) c.src_strides[d] = st[i];
     }
   } else if (const auto* t = std::get_if<TransposeAttrs>(&node.attrs)) {
+    const Dims st = contiguous(in[0].shape);
     for (size_t i = 0; i < t->permutation.size(); ++i)
-      c->strides[i] = st[static_cast<size_t>(t->permutation[i])];
+      c.src_strides[i] = st[static_cast<size_t>(t->permutation[i])];
+  } else if (const auto* s = std::get_if<SliceAttrs>(&node.attrs)) {
+    const Dims st = contiguous(in[0].shape);
+    for (size_t i = 0; i < out.rank(); ++i) {
+      const int64_t step = s->strides.empty() ? 1 : s->strides[i];
+      c.src_strides[i] = st[i] * step;
+      c.src_offset += s->start_indices[i] * st[i];
+    }
+  } else if (const auto* cat = std::get_if<ConcatenateAttrs>(&node.attrs)) {
+    const auto axis = static_cast<size_t>(cat->dimension);
+    int64_t at = 0;
+    for (const TensorType& t : in) {
+      Copy k;
+      k.sizes = Dims(t.shape.begin(), t.shape.end());
+      k.src_strides = contiguous(t.shape);
+      k.dst_strides = out_st;
+      k.dst_offset = at * out_st[axis];
+      at += t.shape[axis];
+      p->copies.push_back(std::move(k));  // (an empty operand copies nothing)
+    }
+    return p;
+  } else if (const auto* pad = std::get_if<PadAttrs>(&node.attrs)) {
+    // Interior padding and negative edges (a crop) stay with the interpreter's kernel.
+    for (size_t i = 0; i < out.rank(); ++i)
+      if (pad->interior_padding[i] != 0 || pad->edge_padding_low[i] < 0 ||
+          pad->edge_padding_high[i] < 0)
+        return nullptr;
+    if (in[0].numel() == 0) return nullptr;
+    c.sizes = Dims(in[0].shape.begin(), in[0].shape.end());
+    c.src_strides = contiguous(in[0].shape);
+    for (size_t i = 0; i < out.rank(); ++i) c.dst_offset += pad->edge_padding_low[i] * out_st[i];
+    p->fill = true;
   } else {
     return nullptr;
   }
-  return c;
+  p->copies.push_back(std::move(c));
+  return p;
 }
 
 void run_layout(const Step& step, Frame& frame) {
-  const auto& c = static_cast<const StridedCopy&>(*step.state);
-  const Literal& x = frame[static_cast<size_t>(step.in[0])];
+  const auto& p = static_cast<const LayoutPlan&>(*step.state);
   const TensorType& t = step.node->outputs[0];
   Literal out(t, allocate_output(t.bytes()));
-  const void* s = x.buffer.data();
   void* d = out.buffer.data();
-  switch (c.elem) {
+  const int64_t n = t.numel();
+  switch (p.elem) {
     case 1:
-      copy_all(static_cast<const uint8_t*>(s), static_cast<uint8_t*>(d), c);
+      run_typed<uint8_t>(step, p, frame, d, n);
       break;
     case 2:
-      copy_all(static_cast<const uint16_t*>(s), static_cast<uint16_t*>(d), c);
+      run_typed<uint16_t>(step, p, frame, d, n);
       break;
     case 4:
-      copy_all(static_cast<const uint32_t*>(s), static_cast<uint32_t*>(d), c);
+      run_typed<uint32_t>(step, p, frame, d, n);
       break;
     default:
-      copy_all(static_cast<const uint64_t*>(s), static_cast<uint64_t*>(d), c);
+      run_typed<uint64_t>(step, p, frame, d, n);
       break;
   }
   frame[static_cast<size_t>(step.out[0])] = std::move(out);

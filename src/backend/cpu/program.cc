@@ -256,8 +256,16 @@ class Compiler {
       ++st.gemm;
       return;
     }
-    if (node.op == OpCode::broadcast_in_dim || node.op == OpCode::transpose) {
-      s.state = plan_layout(node, in);
+    switch (node.op) {
+      case OpCode::broadcast_in_dim:
+      case OpCode::transpose:
+      case OpCode::slice:
+      case OpCode::concatenate:
+      case OpCode::pad:
+        s.state = plan_layout(node, in);
+        break;
+      default:
+        break;
     }
     if (s.state) {
       s.fn = &run_layout;
