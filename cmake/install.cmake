@@ -41,7 +41,7 @@ set(LAZAX_PC_LIBS "")
 foreach(layer nn optim autodiff api runtime trace backend passes io ir core)  # users first
   string(APPEND LAZAX_PC_LIBS " -llazax_${layer}")
 endforeach()
-string(APPEND LAZAX_PC_LIBS " -ldnnl ${OpenMP_CXX_FLAGS} -ldl")
+string(APPEND LAZAX_PC_LIBS " -ldnnl -lhwy ${OpenMP_CXX_FLAGS} -ldl")
 if(LAZAX_OVERRIDE_MALLOC)
   string(APPEND LAZAX_PC_LIBS " -lmimalloc")
 endif()

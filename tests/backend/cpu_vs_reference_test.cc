@@ -354,6 +354,39 @@ TEST(CpuBackend, LayoutOpsAreStridedCopies) {
   }
 }
 
+// The fused exp, tanh and logistic (Highway's SIMD math, vmath.h) keep libm's special cases
+// (NaN, +-inf, overflow to +inf, underflow to 0) and stay within a few ulp elsewhere.
+TEST(CpuBackend, FusedTranscendentalsMatchTheReference) {
+  auto f = parse_program(
+      "func @main(%x: f32[4096]) -> (f32[4096], f32[4096], f32[4096]) {\n"
+      "  %0 = exp(%x) : f32[4096]\n  %1 = tanh(%x) : f32[4096]\n"
+      "  %2 = logistic(%x) : f32[4096]\n  return %0, %1, %2\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fused, 1);
+  const float specials[] = {0.0f,   -0.0f,   NAN,    -NAN,   INFINITY, -INFINITY, 88.72f,
+                            88.73f, 100.0f,  104.5f, -87.0f, -103.0f,  -104.5f,   -200.0f,
+                            1e-40f, -1e-40f, 1e-7f,  9.0f,   -9.0f,    18.7f,     -18.8f};
+  const int64_t num_specials = sizeof specials / sizeof specials[0];
+  Literal x = Literal::zeros({DType::f32, Shape{4096}});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> wide(-30.0f, 30.0f);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data<float>()[i] = i < num_specials ? specials[i] : wide(rng);
+  std::vector<Literal> args{x};
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe->run(args);
+  for (size_t r = 0; r < 3; ++r) {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      float g = got[r].data<float>()[i], w = want[r].data<float>()[i];
+      bool ok = std::isnan(w)   ? std::isnan(g)
+                : std::isinf(w) ? g == w
+                                : std::fabs(g - w) <= 4e-7f * std::fabs(w) + 1e-38f;
+      EXPECT_TRUE(ok) << "result " << r << " at x = " << x.data<float>()[i] << ": cpu " << g
+                      << ", reference " << w;
+    }
+  }
+}
+
 TEST(CpuBackend, PeakBytesCountLiveValues) {
   // Each exp's operand dies once it has run, so at most two f32[1000] values are live at once.
   auto f = parse_program(

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "lazax/core/error.h"
+#include "vmath.h"
 
 namespace lazax::cpu {
 namespace {
@@ -294,9 +295,15 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
       for (int64_t i = 0; i < n; ++i) d[i] = p[i] ? 1.0f : 0.0f;
       continue;
     }
-    if (in.op == Op::load_rows) {  // element i reads value (i0 + i) / len
-      const float* p = static_cast<const float*>(src);
-      for (int64_t i = 0; i < n; ++i) d[i] = p[(i0 + i) / in.len];
+    if (in.op == Op::load_rows) {  // element i reads value (i0 + i) / len: runs of len
+      const float* p = static_cast<const float*>(src) + i0 / in.len;
+      int64_t i = 0, first = std::min(n, in.len - i0 % in.len);
+      for (;;) {  // (one division per tile, not per element: a division costs ~40 cycles)
+        std::fill(d + i, d + i + first, *p++);
+        i += first;
+        if (i >= n) break;
+        first = std::min(n - i, in.len);
+      }
       continue;
     }
     if (in.op == Op::load_cols) {  // element i reads value (i0 + i) % len
@@ -345,15 +352,17 @@ void run_tile(const FusedKernel& k, const std::vector<const void*>& ins,
         LAZAX_LOOP(std::fabs(a[i]))
       case Op::relu:  // as the reference: NaN and -0.0 kept
         LAZAX_LOOP(a[i] < 0.0f ? 0.0f : a[i])
-      case Op::exp:
-        LAZAX_LOOP(std::exp(a[i]))
+      case Op::exp:  // (vmath.h: SIMD with libm's special cases)
+        vexp(a, d, n);
+        break;
       case Op::log:
         LAZAX_LOOP(std::log(a[i]))
       case Op::tanh:
-        LAZAX_LOOP(std::tanh(a[i]))
-      case Op::logistic:
-        LAZAX_LOOP(a[i] >= 0 ? 1.0f / (1.0f + std::exp(-a[i]))  // as the reference
-                             : std::exp(a[i]) / (1.0f + std::exp(a[i])))
+        vtanh(a, d, n);
+        break;
+      case Op::logistic:  // as the reference: 1 / (1 + e^-x), e^x / (1 + e^x) below 0
+        vlogistic(a, d, n);
+        break;
       case Op::sqrt:
         LAZAX_LOOP(std::sqrt(a[i]))
       case Op::rsqrt:
