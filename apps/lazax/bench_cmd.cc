@@ -8,6 +8,7 @@
 #include "assume_pure_bench.h"
 #include "cli.h"
 #include "kernels_bench.h"
+#include "remat_bench.h"
 #include "trace_bench.h"
 
 namespace lazax::cli {
@@ -89,6 +90,35 @@ void add_kernels(CLI::App& bench) {
   sub->callback([options] { bench::run_kernels_bench(*options); });
 }
 
+void add_remat(CLI::App& bench) {
+  auto options = std::make_shared<bench::RematBenchOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = bench.add_subcommand(
+      "remat", "What each remat policy saves for nn::Llama's backward, and what it costs");
+  sub->footer(
+      "nn::Llama at the tiny sizes, layers as assume_pure calls under each policy (none is\n"
+      "lazax's default split): bytes the blocks' backward keeps, the matmul FLOPs it\n"
+      "recomputes beyond everything_saveable, the best step time and peak live bytes.");
+  sub->add_flag("--json", *json, "print one JSON array instead of a table");
+  sub->add_option("--steps", options->steps, "timed steps per policy (default 3)")
+      ->check(CLI::Range(1, 1000));
+  sub->add_option("--layers", options->layers, "decoder layers (default tiny's 4)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  sub->callback([options, json] {
+    nlohmann::json rows = bench::run_remat_bench(*options);
+    if (*json) {
+      std::printf("%s\n", rows.dump().c_str());
+      return;
+    }
+    std::printf("%-34s %12s %14s %10s %12s\n", "policy", "saved MB", "recompute GF", "step ms",
+                "peak MB");
+    for (const auto& r : rows)
+      std::printf("%-34s %12.1f %14.2f %10.1f %12.1f\n", r["policy"].get<std::string>().c_str(),
+                  r["device_bytes"].get<double>() / 1e6, r["recompute_flops"].get<double>() / 1e9,
+                  r["step_ms"].get<double>(), r["peak_bytes"].get<double>() / 1e6);
+  });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -98,6 +128,7 @@ void add_bench_command(CLI::App& app) {
   add_assume_pure(*bench);
   add_bench_train(*bench);
   add_kernels(*bench);
+  add_remat(*bench);
 }
 
 }  // namespace lazax::cli

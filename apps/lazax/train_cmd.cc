@@ -50,7 +50,11 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--mode", o->mode,
                   "how the layers run: lazy, assume_pure (each layer traced once) or scan")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
-  sub->add_option("--remat", o->remat, "rematerialization policy (only 'none' until issue 19)");
+  sub->add_option(
+      "--remat", o->remat,
+      "what each layer's backward keeps, with --mode assume_pure: none (lazax's default "
+      "split), nothing_saveable, everything_saveable, dots_saveable, "
+      "dots_with_no_batch_dims_saveable");
   sub->add_option("--init", o->init, "start from these weights (FILE.safetensors)");
   sub->add_option("--batches", o->batches,
                   "train on these token ids, in order: an int32/int64 .npy [steps, batch, seq+1]");

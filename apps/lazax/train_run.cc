@@ -11,6 +11,7 @@
 
 #include "batches.h"
 #include "corpus.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
 #include "lazax/io/file.h"
@@ -148,10 +149,17 @@ double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batche
 
 int train(const TrainOptions& o) {
   // Everything checked before any work.
+  std::shared_ptr<const RematPolicy> remat;
   if (o.remat != "none") {
-    throw ValueError("[train] --remat " + o.remat +
-                     ": rematerialization policies are not implemented until issue 19; use "
-                     "--remat none");
+    if (o.mode != "assume_pure") {
+      throw ValueError("[train] --remat " + o.remat +
+                       " applies to the layers as assume_pure calls: add --mode assume_pure");
+    }
+    try {
+      remat = std::make_shared<const RematPolicy>(policies::by_name(o.remat));
+    } catch (const ValueError& e) {
+      throw ValueError(std::string("[train] --remat: ") + e.what() + ", or none");
+    }
   }
   nn::LlamaConfig c = model_config(o);
   std::optional<train::BatchFile> file;
@@ -187,6 +195,7 @@ int train(const TrainOptions& o) {
 
   manual_seed(o.seed);
   nn::Llama model(c);
+  model.set_remat(remat);
   if (!o.init.empty()) load_weights(model, o.init);
   std::unique_ptr<optim::Optimizer> opt;
   if (o.optimizer == "adamw") {

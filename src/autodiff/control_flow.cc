@@ -15,7 +15,9 @@ struct Traced {
 };
 
 Traced trace_body(const std::string& name, const Tensors& example, const BranchFn& body) {
-  auto e = detail::trace_pure(name, name, example, body);
+  PureOptions opts;
+  opts.name = name;
+  auto e = detail::trace_pure(opts, name, example, body);
   if (!e->arg_writebacks.empty() || !e->outer_writebacks.empty()) {
     throw ValueError("[" + name + "] the body updates a tensor in place (" +
                      std::to_string(e->arg_writebacks.size() + e->outer_writebacks.size()) +

@@ -4,8 +4,10 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 
 #include "engine.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/autodiff/tape.h"
 #include "lazax/core/metrics.h"
@@ -32,7 +34,10 @@ std::vector<GraphValue> values_in_frame(const std::vector<Tensor>& ts) {
 }
 
 std::mutex g_mu;
-std::map<std::pair<uint64_t, std::vector<bool>>, VjpPrograms> g_vjp_cache;
+// Keyed by the function's hash, wrt, and the remat policy's name ("" without one) and
+// prevent_cse.
+using VjpKey = std::tuple<uint64_t, std::vector<bool>, std::string, bool>;
+std::map<VjpKey, VjpPrograms> g_vjp_cache;
 std::map<uint64_t, FunctionPtr> g_jvp_cache;
 
 }  // namespace
@@ -147,7 +152,8 @@ struct Partition {
   std::vector<char> recomputed;     // a forward node the backward program recomputes
   std::vector<ValueRef> residuals;  // forward values the forward program saves for the backward
   std::map<std::pair<int32_t, int32_t>, size_t> residual_place;  // residual -> its index above
-  std::vector<int> inputs_read;  // the primal inputs the backward program reads, ascending
+  std::vector<int> inputs_read;         // the primal inputs the backward program reads, ascending
+  const RematPolicy* policy = nullptr;  // remat: what may be saved (null: anything)
 };
 
 // Values that depend on a cotangent belong to the backward program.
@@ -192,20 +198,33 @@ std::vector<char> mark_recomputable(const JointProgram& joint, const std::vector
 // The backward reads the forward value `v`: it recomputes it, or `v` becomes a residual. A chain
 // of views (broadcast, reshape, transpose, widening convert) of a forward value is recomputed from
 // the value it starts from, which is saved instead: never more residuals, and never larger ones.
+// Under a remat policy, a value the policy does not let the forward save is recomputed by the
+// backward from its operands, which the backward requires in turn.
 void require(const Function& fn, Partition& part, ValueRef v) {
-  while (!part.backward[static_cast<size_t>(v.node)] &&
-         !part.recomputable[static_cast<size_t>(v.node)]) {
-    const Node& node = fn.node(v.node);
-    const bool narrowing_convert =
-        node.op == OpCode::convert && fn.type(node.operands[0]).bytes() > fn.type(v).bytes();
-    if (!has_flag(node.op, kView) || narrowing_convert) {
-      if (part.residual_place.emplace(std::make_pair(v.node, v.index), part.residuals.size())
-              .second)
-        part.residuals.push_back(v);
-      return;
+  std::vector<ValueRef> pending{v};
+  while (!pending.empty()) {
+    v = pending.back();
+    pending.pop_back();
+    while (!part.backward[static_cast<size_t>(v.node)] &&
+           !part.recomputable[static_cast<size_t>(v.node)] &&
+           !part.recomputed[static_cast<size_t>(v.node)]) {
+      const Node& node = fn.node(v.node);
+      const bool narrowing_convert =
+          node.op == OpCode::convert && fn.type(node.operands[0]).bytes() > fn.type(v).bytes();
+      if (!has_flag(node.op, kView) || narrowing_convert) {
+        if (part.policy && !part.policy->saveable(fn, node)) {
+          part.recomputed[static_cast<size_t>(v.node)] = 1;
+          for (ValueRef o : node.operands) pending.push_back(o);
+          break;
+        }
+        if (part.residual_place.emplace(std::make_pair(v.node, v.index), part.residuals.size())
+                .second)
+          part.residuals.push_back(v);
+        break;
+      }
+      part.recomputed[static_cast<size_t>(v.node)] = 1;
+      v = node.operands[0];
     }
-    part.recomputed[static_cast<size_t>(v.node)] = 1;
-    v = node.operands[0];
   }
 }
 
@@ -289,9 +308,10 @@ std::vector<int> find_inputs_read(const JointProgram& joint, const Partition& pa
 
 // Decides what the forward program saves for the backward (DESIGN.md §3b): what the backward
 // reads of the forward is recomputed when that is cheap, and saved otherwise.
-Partition partition(const JointProgram& joint, const std::string& name) {
+Partition partition(const JointProgram& joint, const std::string& name, const RematPolicy* policy) {
   const Function& fn = joint.fn();
   Partition part;
+  part.policy = policy;
   part.backward = mark_backward(joint);
   part.recomputable = mark_recomputable(joint, part.backward);
   part.recomputed = part.recomputable;
@@ -331,12 +351,37 @@ void extract_programs(const std::string& name, const JointProgram& joint, const 
   p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
 }
 
+// `f` reading its parameters through one optimization_barrier: values it computes from them are
+// then not the same values as the forward's for CSE (remat's prevent_cse).
+FunctionPtr with_input_barrier(const FunctionPtr& f) {
+  if (f->num_params() == 0) return f;
+  Builder b(f->name());
+  std::vector<ValueRef> params;
+  for (int i = 0; i < f->num_params(); ++i) params.push_back(b.param(f->param_type(i)));
+  std::vector<ValueRef> barrier = b.add_multi(OpCode::optimization_barrier, params);
+  std::vector<std::vector<ValueRef>> values(f->nodes().size());
+  for (int i = 0; i < f->num_params(); ++i)
+    values[static_cast<size_t>(i)] = {barrier[static_cast<size_t>(i)]};
+  for (size_t i = static_cast<size_t>(f->num_params()); i < f->nodes().size(); ++i) {
+    Node n = f->nodes()[i];
+    for (ValueRef& o : n.operands)
+      o = values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)];
+    values[i] = b.add_node(std::move(n));
+  }
+  std::vector<ValueRef> results;
+  for (ValueRef r : f->results())
+    results.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
+  return b.build(results);
+}
+
 }  // namespace
 
-const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt) {
+const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
+                                const RematPolicy* policy, bool prevent_cse) {
+  VjpKey key{f->hash(), wrt, policy ? policy->name : std::string(), policy && prevent_cse};
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    auto it = g_vjp_cache.find({f->hash(), wrt});
+    auto it = g_vjp_cache.find(key);
     if (it != g_vjp_cache.end()) return it->second;
   }
   metrics::counter("VjpProgramBuilds").add();
@@ -349,10 +394,14 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   p.num_outputs = static_cast<int>(f->result_types().size());
   for (const TensorType& t : f->result_types()) p.ct_outputs.push_back(is_floating(t.dtype));
   JointProgram joint = trace_joint(*f, p);
-  Partition part = partition(joint, f->name());
+  Partition part = partition(joint, f->name(), policy);
   extract_programs(f->name(), joint, part, p);
+  if (policy && prevent_cse) {
+    p.bwd = with_input_barrier(p.bwd);
+    p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
+  }
   std::lock_guard<std::mutex> lock(g_mu);
-  return g_vjp_cache.emplace(std::make_pair(f->hash(), wrt), std::move(p)).first->second;
+  return g_vjp_cache.emplace(std::move(key), std::move(p)).first->second;
 }
 
 FunctionPtr jvp_program(const FunctionPtr& f) {

@@ -41,13 +41,16 @@ void note_cache_miss(const std::string& name, const std::string& key, size_t ent
                name.c_str(), key.c_str(), entries);
 }
 
-std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,
+std::shared_ptr<PureEntry> trace_pure(const PureOptions& opts, const std::string& where,
                                       const std::vector<Tensor>& args, const FlatFn& body) {
   c_traces.add();
   metrics::ScopedTimer timed(metrics::timer("TraceTime"));
+  const std::string& name = opts.name;
   auto e = std::make_shared<PureEntry>();
   e->name = name;
   e->where = where;
+  e->remat = opts.remat;
+  e->prevent_cse = opts.prevent_cse;
   TraceScope scope(name, where);
   std::vector<Tensor> ph;
   for (const Tensor& a : args) {
@@ -273,7 +276,7 @@ const autodiff::VjpPrograms& vjp_split(const PureEntry& e, const std::vector<Ten
   if (!same) {
     std::vector<bool> w(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) w[i] = wrt(i);
-    e.vjp = &autodiff::vjp_programs(e.fn, w);
+    e.vjp = &autodiff::vjp_programs(e.fn, w, e.remat.get(), e.prevent_cse);
     e.vjp_wrt = std::move(w);
     e.vjp_wrt_mask = mask;
   }

@@ -171,6 +171,13 @@ Llama::Llama(const LlamaConfig& c)
   lazax::sync();
 }
 
+void Llama::set_remat(std::shared_ptr<const RematPolicy> policy) {
+  PureOptions opts;
+  opts.name = "llama_block";
+  opts.remat = std::move(policy);
+  pure_block_ = std::make_shared<PureFunction<RunBlock>>(assume_pure(RunBlock{}, opts));
+}
+
 Tensor Llama::run_layers(const Tensor& h_in, LayerMode mode) const {
   switch (mode) {
     case LayerMode::scan:

@@ -51,6 +51,13 @@ std::string where(const DebugInfo& d) {
 }
 }  // namespace
 
+int64_t CompileCache::max_planned_peak_bytes() const {
+  int64_t peak = 0;
+  for (const auto& [key, e] : entries_)
+    peak = std::max(peak, e.exe->plan_stats().peak_device_bytes);
+  return peak;
+}
+
 std::string CompileCache::explain_miss(const GraphSummary& s) const {
   if (entries_.empty()) return "the cache is empty (first compile)";
   const GraphSummary* best = nullptr;

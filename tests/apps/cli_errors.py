@@ -4,6 +4,7 @@
 usage: cli_errors.py PATH/TO/lazax SCRATCH_DIR   (run by ctest as apps.cli_errors)
 Exit codes: 0 success, 1 a lazax error (message on stderr), 2 a malformed command line.
 """
+import json
 import os
 import resource
 import shutil
@@ -240,7 +241,10 @@ check("train --help", ["train", "--help"], 0, "--mode", "--batches", "--resume",
 check("train bad mode", T + C + ["--mode", "eager"], 2, "--mode: eager not in {lazy,assume_pure,scan}")
 check("train bad steps", T + C + ["--steps", "0"], 2, "--steps: Value 0 not in range")
 check("train unknown flag", T + C + ["--frob"], 2, "not expected: --frob")
-check("train --remat", T + C + ["--remat", "full"], 1, "--remat full", "not implemented until issue 19")
+check("train --remat", T + C + ["--remat", "full", "--mode", "assume_pure"], 1, "--remat",
+      "no policy named 'full'", "nothing_saveable")
+check("train --remat lazy", T + C + ["--remat", "nothing_saveable"], 1,
+      "add --mode assume_pure")
 check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
 check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")
 np.save(path("b_rank2.npy"), np.zeros((2, 9), np.int64))
@@ -254,6 +258,22 @@ check("train --batches ids", T + ["--batches", path("b_ids.npy")], 1, "id 300 at
 check("train unwritable --save", T + C + ["--save", path("no/dir/ck.safetensors")], 1, "--save", "does not exist")
 r = check("train good", T + C + ["--save", path("ck.safetensors"), "--log", path("log.jsonl")], 0,
           "step 2/2", "unigram entropy", stream="stdout")
+# Remat policies change what the layers' backward keeps, not the numbers.
+remat_losses = {}
+for remat in ["none", "nothing_saveable", "dots_saveable", "everything_saveable"]:
+    check(f"train --remat {remat}", T + C + ["--mode", "assume_pure", "--remat", remat, "--log",
+                                            path(f"log_{remat}.jsonl")], 0, "step 2/2",
+          stream="stdout")
+    with open(path(f"log_{remat}.jsonl")) as f:
+        remat_losses[remat] = [json.loads(line)["loss"] for line in f if line.strip()]
+checks += 1
+if len(remat_losses["none"]) != 2 or any(
+        max(abs(a - b) for a, b in zip(v, remat_losses["none"])) > 1e-5 * abs(remat_losses["none"][0])
+        for v in remat_losses.values()):
+    failures.append("remat losses")
+    print("FAIL remat losses:", remat_losses)
+else:
+    print("ok   remat losses agree:", remat_losses["none"])
 check("train --init wrong shapes", T + C + ["--dim", "32", "--init", path("ck.safetensors")], 1,
       "tok_embeddings.weight is f32[256,16], the model wants f32[256,32]")
 check("train --init wrong names", T + C + ["--layers", "2", "--init", path("ck.safetensors")], 1,

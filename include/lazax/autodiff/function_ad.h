@@ -16,6 +16,10 @@
 #include "lazax/ir/function.h"
 #include "lazax/ir/shared_attrs.h"
 
+namespace lazax {
+struct RematPolicy;
+}
+
 namespace lazax::autodiff {
 
 // Runs `f` on tensors, op by op (recorded in the current context; taped when inputs require grad).
@@ -41,8 +45,12 @@ struct VjpPrograms {
 };
 
 // The VJP split of `f` for differentiation w.r.t. the inputs flagged in `wrt`; built once per
-// (program, wrt) and cached.
-const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt);
+// (program, wrt, policy) and cached. With a remat `policy` (remat.h), the forward saves only the
+// values the policy calls saveable (and the backward needs); the backward program recomputes the
+// rest from those and the inputs, reading its parameters through an optimization_barrier when
+// `prevent_cse`.
+const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
+                                const RematPolicy* policy = nullptr, bool prevent_cse = false);
 
 struct OpContext;
 // The rules of `call` and `cond` (used by rules/control.cc): differentiate through the callee

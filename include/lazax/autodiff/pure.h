@@ -23,9 +23,14 @@
 
 namespace lazax {
 
+struct RematPolicy;  // remat.h
+
 struct PureOptions {
   std::string name;         // used in errors and program names (default: "pure_fn")
   bool check_pure = false;  // re-trace on every call and compare (also LAZAX_CHECK_PURE=1)
+  // What the backward may save (remat.h; checkpoint() sets it); null: lazax's default split.
+  std::shared_ptr<const RematPolicy> remat;
+  bool prevent_cse = true;  // with `remat`: the backward reads its inputs through a barrier
 };
 
 namespace autodiff {
@@ -57,10 +62,12 @@ struct PureEntry {
   // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
   mutable const autodiff::VjpPrograms* vjp = nullptr;
   mutable std::vector<bool> vjp_wrt;
-  mutable uint64_t vjp_wrt_mask = 0;  // vjp_wrt as bits, when it has at most 64 inputs
+  mutable uint64_t vjp_wrt_mask = 0;         // vjp_wrt as bits, when it has at most 64 inputs
+  std::shared_ptr<const RematPolicy> remat;  // PureOptions::remat, prevent_cse
+  bool prevent_cse = true;
 };
 using FlatFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
-std::shared_ptr<PureEntry> trace_pure(const std::string& name, const std::string& where,
+std::shared_ptr<PureEntry> trace_pure(const PureOptions& opts, const std::string& where,
                                       const std::vector<Tensor>& args, const FlatFn& body);
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args);
 bool check_pure_env();
@@ -91,6 +98,37 @@ class PureFunction {
     flat.reserve(last_flat_size_);  // one allocation, not one per doubling
     (TreeTraits<Args>::flatten(args, flat), ...);
     last_flat_size_ = flat.size();
+    const std::shared_ptr<detail::PureEntry>& e = lookup(flat, args...);
+    std::vector<Tensor> flat_out = detail::call_pure(*e, flat);
+    return tree_unflatten(std::any_cast<const Out&>(e->out_like), flat_out);
+  }
+
+  // The traced entry for this input signature (traced now if it is not cached).
+  template <class... Args>
+  std::shared_ptr<detail::PureEntry> entry(const Args&... args) {
+    std::vector<Tensor> flat;
+    (TreeTraits<Args>::flatten(args, flat), ...);
+    return lookup(flat, args...);
+  }
+
+  const PureOptions& options() const { return opts_; }
+
+  // Number of distinct input signatures traced so far.
+  size_t cache_size() const { return cache_.size(); }
+  // The traced program of the most recent signature with this structure (for inspection).
+  template <class... Args>
+  FunctionPtr program(const Args&... args) const {
+    auto it = cache_.find(signature_key(args...));
+    return it == cache_.end() ? nullptr : it->second->fn;
+  }
+
+ private:
+  // The cache entry of the signature of `args` (flattened: `flat`), traced when missing or stale.
+  template <class... Args>
+  const std::shared_ptr<detail::PureEntry>& lookup(const std::vector<Tensor>& flat,
+                                                   const Args&... args) {
+    using ArgsT = std::tuple<Args...>;
+    using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
     uint64_t key = signature_key(args...);
     auto it = cache_.find(key);
     bool stale = it != cache_.end() && !captures_match(*it->second);
@@ -99,7 +137,7 @@ class PureFunction {
       if (it == cache_.end())
         detail::note_cache_miss(opts_.name, tree_structure(like), cache_.size());
       std::optional<Out> out_like;
-      auto entry = detail::trace_pure(opts_.name, where_, flat, [&](const std::vector<Tensor>& ph) {
+      auto entry = detail::trace_pure(opts_, where_, flat, [&](const std::vector<Tensor>& ph) {
         ArgsT targs = tree_unflatten(like, ph);
         Out out = std::apply(f_, targs);
         std::vector<Tensor> fo = tree_flatten(out);
@@ -112,20 +150,9 @@ class PureFunction {
         detail::compare_traces(opts_.name, *it->second->fn, *entry->fn);
       it = cache_.insert_or_assign(key, entry).first;
     }
-    std::vector<Tensor> flat_out = detail::call_pure(*it->second, flat);
-    return tree_unflatten(std::any_cast<const Out&>(it->second->out_like), flat_out);
+    return it->second;
   }
 
-  // Number of distinct input signatures traced so far.
-  size_t cache_size() const { return cache_.size(); }
-  // The traced program of the most recent signature with this structure (for inspection).
-  template <class... Args>
-  FunctionPtr program(const Args&... args) const {
-    auto it = cache_.find(signature_key(args...));
-    return it == cache_.end() ? nullptr : it->second->fn;
-  }
-
- private:
   // The cache key of an input signature: tree_key(std::tuple<Args...>{args...}), without
   // copying the arguments into a tuple.
   template <class... Args>
@@ -175,8 +202,10 @@ PureFunction<F> jit(F f, PureOptions opts = {}, Loc loc = Loc::current()) {
 template <class F, class... Args>
 FunctionPtr trace(F f, const Args&... args) {
   std::tuple<Args...> like{args...};
+  PureOptions opts;
+  opts.name = "traced";
   auto entry =
-      detail::trace_pure("traced", "trace", tree_flatten(like), [&](const std::vector<Tensor>& ph) {
+      detail::trace_pure(opts, "trace", tree_flatten(like), [&](const std::vector<Tensor>& ph) {
         return tree_flatten(std::apply(f, tree_unflatten(like, ph)));
       });
   return entry->fn;

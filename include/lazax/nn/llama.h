@@ -112,6 +112,14 @@ class Llama : public Module {
   // How many block signatures LayerMode::assume_pure has traced (1 once warm, whatever the
   // number of layers and steps).
   size_t traced_block_signatures() const { return pure_block_->cache_size(); }
+  // LayerMode::assume_pure's blocks split their forward and backward by `policy` (remat.h:
+  // what each block's backward keeps; the rest it recomputes); null: lazax's default split.
+  void set_remat(std::shared_ptr<const RematPolicy> policy);
+  // The traced block (LayerMode::assume_pure) for activations shaped like `h` (for inspection:
+  // saved_residuals, the remat bench).
+  std::shared_ptr<lazax::detail::PureEntry> block_entry(const Tensor& h) const {
+    return pure_block_->entry(layers.at(0), h);
+  }
 
   Embedding tok_embeddings;
   std::vector<TransformerBlock> layers;

@@ -33,6 +33,9 @@ class CompileCache {
     entries_.clear();
     order_.clear();
   }
+  // The largest peak of live device bytes that the backend planned for a cached program
+  // (Executable::plan_stats; 0 where the backend plans none).
+  int64_t max_planned_peak_bytes() const;
   // Explains how `s` differs from the closest cached program ("" when the cache is empty).
   std::string explain_miss(const GraphSummary& s) const;
 

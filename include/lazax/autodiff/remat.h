@@ -1,0 +1,89 @@
+// Rematerialization (JAX's jax.checkpoint and its policies): a policy decides which forward
+// values of a differentiated function the backward may keep (residuals); every other value the
+// backward needs is recomputed inside the backward program, from the values kept and the inputs.
+//
+//   checkpoint_name(x, "name")  -> x, named for policies (names the primal, not its cotangent)
+//   checkpoint(f, policy)       -> assume_pure(f) whose forward/backward split follows `policy`
+//                                  (default nothing_saveable: only the inputs are kept)
+//   saved_residuals(f, args...) -> what the backward keeps, one line each
+//
+// The policy shapes the programs of the functional VJP (function_ad.h), so it holds under the
+// tape (`backward()`), under grad/vjp, and in lazy graphs alike. With `prevent_cse` (the default)
+// the backward program reads its inputs through an optimization_barrier, so that CSE after
+// inlining cannot merge the recomputation with the forward's values and undo the remat.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lazax/autodiff/pure.h"
+#include "lazax/ir/function.h"
+
+namespace lazax {
+
+// A policy: whether the value(s) of `node` (a node of the joint forward+backward program `fn`)
+// may be saved for the backward. `name` identifies the policy in the program cache: two policies
+// with one name must decide alike.
+struct RematPolicy {
+  std::string name;
+  std::function<bool(const Function& fn, const Node& node)> saveable;
+};
+
+// JAX's policies (jax.checkpoint_policies), with its names and semantics.
+namespace policies {
+RematPolicy everything_saveable();
+RematPolicy nothing_saveable();
+// Results of dot_general (matmuls); dots_with_no_batch_dims_saveable: those without batch dims.
+RematPolicy dots_saveable();
+RematPolicy dots_with_no_batch_dims_saveable();
+// Values named by checkpoint_name with one of `names`.
+RematPolicy save_only_these_names(std::vector<std::string> names);
+// Named values, except those named one of `names`.
+RematPolicy save_any_names_but_these(std::vector<std::string> names);
+// Every value, except those named one of `names`.
+RematPolicy save_anything_except_these_names(std::vector<std::string> names);
+// What either policy saves.
+RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b);
+// A user policy: a predicate over the node (its op, attributes and result types).
+RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable);
+// The policy without arguments of that name (everything_saveable, nothing_saveable,
+// dots_saveable, dots_with_no_batch_dims_saveable); a ValueError listing them for another name.
+RematPolicy by_name(const std::string& name);
+}  // namespace policies
+
+// An identity that names `x` for the policies above (the checkpoint_name op).
+Tensor checkpoint_name(const Tensor& x, const std::string& name);
+
+struct CheckpointOptions {
+  std::string name = "checkpoint";
+  bool prevent_cse = true;
+};
+
+template <class F>
+PureFunction<F> checkpoint(F f, RematPolicy policy = policies::nothing_saveable(),
+                           CheckpointOptions opts = {}, Loc loc = Loc::current()) {
+  PureOptions p;
+  p.name = opts.name;
+  p.remat = std::make_shared<const RematPolicy>(std::move(policy));
+  p.prevent_cse = opts.prevent_cse;
+  return assume_pure(std::move(f), std::move(p), loc);
+}
+
+namespace detail {
+std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args);
+}
+
+// What the backward of `f` (an assume_pure or checkpoint function) keeps when differentiated
+// with respect to every floating argument, one line per residual, as JAX's
+// print_saved_residuals: `f32[8,128] output of dot_general`, `f32[8] named 'h'`,
+// `f32[4,4] from argument 1`. Traces `f` for these arguments if it has not yet.
+template <class F, class... Args>
+std::vector<std::string> saved_residuals(PureFunction<F>& f, const Args&... args) {
+  std::shared_ptr<detail::PureEntry> e = f.entry(args...);
+  std::vector<Tensor> flat;
+  (TreeTraits<Args>::flatten(args, flat), ...);
+  return detail::saved_residuals(*e, flat);
+}
+
+}  // namespace lazax

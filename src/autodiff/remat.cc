@@ -1,0 +1,150 @@
+// Remat policies (JAX's names and semantics), checkpoint_name, and the saved-residuals listing.
+// The partition that applies a policy is in function_ad.cc (require).
+#include "lazax/autodiff/remat.h"
+
+#include <algorithm>
+#include <set>
+
+#include "lazax/api/tensor_impl.h"
+#include "lazax/autodiff/function_ad.h"
+#include "lazax/core/error.h"
+
+namespace lazax {
+namespace policies {
+namespace {
+
+const std::string* name_of(const Node& node) {
+  if (node.op != OpCode::checkpoint_name) return nullptr;
+  return &std::get<CheckpointNameAttrs>(node.attrs).name;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
+}
+
+std::set<std::string> name_set(const char* policy, const std::vector<std::string>& names) {
+  std::set<std::string> s(names.begin(), names.end());
+  if (s.count(""))
+    throw ValueError(std::string("[") + policy + "] an empty name: name values with " +
+                     "checkpoint_name(x, \"name\") and list those names");
+  return s;
+}
+
+}  // namespace
+
+RematPolicy everything_saveable() {
+  return {"everything_saveable", [](const Function&, const Node&) { return true; }};
+}
+
+RematPolicy nothing_saveable() {
+  return {"nothing_saveable", [](const Function&, const Node&) { return false; }};
+}
+
+RematPolicy dots_saveable() {
+  return {"dots_saveable",
+          [](const Function&, const Node& n) { return n.op == OpCode::dot_general; }};
+}
+
+RematPolicy dots_with_no_batch_dims_saveable() {
+  return {"dots_with_no_batch_dims_saveable", [](const Function&, const Node& n) {
+            return n.op == OpCode::dot_general &&
+                   std::get<DotGeneralAttrs>(n.attrs).lhs_batch.empty();
+          }};
+}
+
+RematPolicy save_only_these_names(std::vector<std::string> names) {
+  auto s = name_set("save_only_these_names", names);
+  return {"save_only_these_names(" + joined(names) + ")", [s](const Function&, const Node& n) {
+            const std::string* name = name_of(n);
+            return name && s.count(*name) > 0;
+          }};
+}
+
+RematPolicy save_any_names_but_these(std::vector<std::string> names) {
+  auto s = name_set("save_any_names_but_these", names);
+  return {"save_any_names_but_these(" + joined(names) + ")", [s](const Function&, const Node& n) {
+            const std::string* name = name_of(n);
+            return name && s.count(*name) == 0;
+          }};
+}
+
+RematPolicy save_anything_except_these_names(std::vector<std::string> names) {
+  auto s = name_set("save_anything_except_these_names", names);
+  return {"save_anything_except_these_names(" + joined(names) + ")",
+          [s](const Function&, const Node& n) {
+            const std::string* name = name_of(n);
+            return !name || s.count(*name) == 0;
+          }};
+}
+
+RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b) {
+  if (!a.saveable || !b.saveable)
+    throw ValueError("[save_from_both_policies] a policy without a predicate");
+  std::string name = "save_from_both_policies(" + a.name + "," + b.name + ")";
+  return {std::move(name), [a = std::move(a.saveable), b = std::move(b.saveable)](
+                               const Function& f, const Node& n) { return a(f, n) || b(f, n); }};
+}
+
+RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable) {
+  if (name.empty() || !saveable)
+    throw ValueError(
+        "[policies::custom] give the policy a name (it keys the program cache) and "
+        "a predicate");
+  return {"custom:" + name, std::move(saveable)};
+}
+
+RematPolicy by_name(const std::string& name) {
+  for (RematPolicy p : {everything_saveable(), nothing_saveable(), dots_saveable(),
+                        dots_with_no_batch_dims_saveable()})
+    if (p.name == name) return p;
+  throw ValueError("[remat] no policy named '" + name +
+                   "'; the policies without arguments are everything_saveable, nothing_saveable, "
+                   "dots_saveable, dots_with_no_batch_dims_saveable");
+}
+
+}  // namespace policies
+
+Tensor checkpoint_name(const Tensor& x, const std::string& name) {
+  if (name.empty())
+    throw ValueError(
+        "[checkpoint_name] the name is empty: give the value a name that policies "
+        "such as save_only_these_names can list");
+  return record_op(OpCode::checkpoint_name, {&x}, SharedAttrs(CheckpointNameAttrs{name}));
+}
+
+namespace detail {
+
+std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args) {
+  const Function& fn = *e.fn;
+  std::vector<bool> wrt(static_cast<size_t>(fn.num_params()));
+  for (size_t i = 0; i < wrt.size(); ++i)
+    wrt[i] = is_floating(fn.param_type(static_cast<int>(i)).dtype);
+  const autodiff::VjpPrograms& p = autodiff::vjp_programs(e.fn, wrt, e.remat.get(), e.prevent_cse);
+  std::vector<std::string> lines;
+  for (int i : p.bwd_inputs) {
+    const std::string type = fn.param_type(i).str();
+    lines.push_back(static_cast<size_t>(i) < args.size()
+                        ? type + " from the argument " + std::to_string(i)
+                        : type + " from captured tensor " + std::to_string(i - args.size()));
+  }
+  const Function& fwd = *p.fwd;
+  for (int k = 0; k < p.num_residuals; ++k) {
+    ValueRef r = fwd.results()[static_cast<size_t>(p.num_outputs + k)];
+    const Node& node = fwd.node(r.node);
+    std::string line = fwd.type(r).str();
+    if (node.op == OpCode::checkpoint_name) {
+      line += " named '" + std::get<CheckpointNameAttrs>(node.attrs).name + "'";
+    } else {
+      line += " output of " + std::string(op_name(node.op));
+    }
+    if (node.debug.file)
+      line += " from " + std::string(node.debug.file) + ":" + std::to_string(node.debug.line);
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace detail
+}  // namespace lazax

@@ -1,0 +1,140 @@
+// Remat (issue 19): checkpoint(f, policy) gives the same gradients as f under every policy, and
+// the policy decides what the backward keeps (saved_residuals): nothing_saveable keeps only the
+// inputs, save_only_these_names the named values, dots_saveable the matmuls.
+#include "lazax/autodiff/remat.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "lazax/autodiff/function_ad.h"
+#include "lazax/autodiff/transforms.h"
+#include "lazax/ir/printer.h"
+
+using namespace lazax;
+
+namespace {
+
+std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
+
+void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
+}
+
+// Two layers with named activations.
+Tensor net(const Tensor& x, const Tensor& w1, const Tensor& w2) {
+  Tensor h = checkpoint_name(tanh(matmul(x, w1)), "h");
+  Tensor y = checkpoint_name(sin(matmul(h, w2)), "y");
+  return (y * y).sum();
+}
+
+struct Inputs {
+  Tensor x = from_vector<float>({0.5f, -1, 2, 0.25f, 1.5f, -0.75f}, {2, 3});
+  Tensor w1 = from_vector<float>(
+      {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f, 0.7f, -0.8f, 0.9f, -0.1f, 0.2f, 0.3f}, {3, 4});
+  Tensor w2 = from_vector<float>({0.3f, -0.1f, 0.2f, 0.5f, -0.4f, 0.6f, 0.1f, 0.2f}, {4, 2});
+};
+
+std::vector<RematPolicy> all_policies() {
+  using namespace policies;
+  return {everything_saveable(),
+          nothing_saveable(),
+          dots_saveable(),
+          dots_with_no_batch_dims_saveable(),
+          save_only_these_names({"h"}),
+          save_any_names_but_these({"y"}),
+          save_anything_except_these_names({"h"}),
+          save_from_both_policies(dots_saveable(), save_only_these_names({"y"})),
+          custom("tanh_only", [](const Function&, const Node& n) { return n.op == OpCode::tanh; })};
+}
+
+int count_with(const std::vector<std::string>& lines, const std::string& part) {
+  int n = 0;
+  for (const std::string& l : lines) n += l.find(part) != std::string::npos;
+  return n;
+}
+
+}  // namespace
+
+TEST(Remat, EveryPolicyGivesTheSameGradients) {
+  Inputs in;
+  auto want = grad(net, argnums<0, 1, 2>)(in.x, in.w1, in.w2);
+  for (const RematPolicy& policy : all_policies()) {
+    SCOPED_TRACE(policy.name);
+    auto f = checkpoint(net, policy);
+    auto got = grad([&](const Tensor& x, const Tensor& a, const Tensor& b) { return f(x, a, b); },
+                    argnums<0, 1, 2>)(in.x, in.w1, in.w2);
+    expect_near(vec(std::get<0>(got)), vec(std::get<0>(want)));
+    expect_near(vec(std::get<1>(got)), vec(std::get<1>(want)));
+    expect_near(vec(std::get<2>(got)), vec(std::get<2>(want)));
+  }
+}
+
+TEST(Remat, ThePolicyDecidesWhatTheBackwardKeeps) {
+  Inputs in;
+  auto saved = [&](RematPolicy p) {
+    auto f = checkpoint(net, std::move(p));
+    return saved_residuals(f, in.x, in.w1, in.w2);
+  };
+  std::vector<std::string> nothing = saved(policies::nothing_saveable());
+  EXPECT_EQ(count_with(nothing, "from the argument"), static_cast<int>(nothing.size()))
+      << ::testing::PrintToString(nothing);
+  std::vector<std::string> everything = saved(policies::everything_saveable());
+  EXPECT_GT(count_with(everything, "output of") + count_with(everything, "named"), 0)
+      << ::testing::PrintToString(everything);
+  std::vector<std::string> h_only = saved(policies::save_only_these_names({"h"}));
+  EXPECT_EQ(count_with(h_only, "f32[2,4] named 'h'"), 1) << ::testing::PrintToString(h_only);
+  EXPECT_EQ(count_with(h_only, "output of"), 0) << ::testing::PrintToString(h_only);
+  EXPECT_EQ(count_with(h_only, "'y'"), 0) << ::testing::PrintToString(h_only);
+  std::vector<std::string> dots = saved(policies::dots_saveable());
+  EXPECT_GE(count_with(dots, "output of dot_general"), 1) << ::testing::PrintToString(dots);
+  EXPECT_EQ(count_with(dots, "named"), 0) << ::testing::PrintToString(dots);
+  EXPECT_EQ(count_with(dots, "output of tanh") + count_with(dots, "output of sin"), 0)
+      << ::testing::PrintToString(dots);
+}
+
+TEST(Remat, PreventCseReadsTheBackwardsInputsThroughABarrier) {
+  Inputs in;
+  auto with = checkpoint(net, policies::nothing_saveable(), {"with_barrier", true});
+  auto without = checkpoint(net, policies::nothing_saveable(), {"no_barrier", false});
+  for (auto* f : {&with, &without}) {
+    auto e = f->entry(in.x, in.w1, in.w2);
+    std::vector<bool> wrt(static_cast<size_t>(e->fn->num_params()), true);
+    const auto& p = autodiff::vjp_programs(e->fn, wrt, e->remat.get(), f->options().prevent_cse);
+    std::string bwd = print_program(*p.bwd);
+    EXPECT_EQ(bwd.find("optimization_barrier") != std::string::npos, f == &with) << bwd;
+    // The backward recomputes the forward: it has the transcendentals.
+    EXPECT_NE(bwd.find("tanh"), std::string::npos) << bwd;
+  }
+}
+
+TEST(Remat, WorksUnderTheTapeAndNested) {
+  Inputs in;
+  Tensor w1 = in.w1.detach().requires_grad_(), w2 = in.w2.detach().requires_grad_();
+  net(in.x, w1, w2).backward();
+  std::vector<float> g1 = vec(w1.grad()), g2 = vec(w2.grad());
+  zero_grad({w1, w2});
+  auto inner = checkpoint([](const Tensor& x, const Tensor& w) { return tanh(matmul(x, w)); },
+                          policies::nothing_saveable(), {"inner"});
+  auto outer = checkpoint(
+      [&](const Tensor& x, const Tensor& a, const Tensor& b) {
+        Tensor h = checkpoint_name(inner(x, a), "h");
+        Tensor y = sin(matmul(h, b));
+        return (y * y).sum();
+      },
+      policies::save_only_these_names({"h"}), {"outer"});
+  for (int step = 0; step < 2; ++step) {  // traced, then replayed
+    outer(in.x, w1, w2).backward();
+    expect_near(vec(w1.grad()), g1);
+    expect_near(vec(w2.grad()), g2);
+    zero_grad({w1, w2});
+  }
+}
+
+TEST(Remat, BadPoliciesAndNamesSayWhatToDo) {
+  EXPECT_THROW(checkpoint_name(ones({2}), ""), ValueError);
+  EXPECT_THROW(policies::save_only_these_names({"a", ""}), ValueError);
+  EXPECT_THROW(policies::custom("", nullptr), ValueError);
+}
