@@ -192,6 +192,25 @@ Tensor wrap_negative(const Tensor& i, int64_t n, const char* op, const std::stri
   return where(k < int64_t{0}, k + n, k);
 }
 
+// The broadcast shape of index tensors (NumPy rules).
+Shape broadcast_shapes(const std::vector<Tensor>& ts, const char* op, const std::string& ctx) {
+  std::vector<int64_t> out;
+  for (const Tensor& t : ts) {
+    const std::vector<int64_t> is = t.sizes();
+    const size_t rank = std::max(out.size(), is.size());
+    std::vector<int64_t> next(rank);
+    for (size_t j = 0; j < rank; ++j) {
+      const int64_t p = j + out.size() >= rank ? out[j + out.size() - rank] : 1;
+      const int64_t q = j + is.size() >= rank ? is[j + is.size() - rank] : 1;
+      if (p != q && p != 1 && q != 1)
+        throw_shape(op, "index tensors cannot be broadcast together, got " + ctx);
+      next[j] = p == 1 ? q : p;
+    }
+    out = next;
+  }
+  return Shape(out);
+}
+
 // What one entry of an index list does to one dim of x: the dim it reads (-1: none), and for
 // integers and slices the window [start, start + (len - 1) * step] of it.
 struct Step {
@@ -246,9 +265,20 @@ std::vector<Step> resolve(const Tensor& x, const std::vector<TensorIndex>& indic
   }
   if (ellipses > 1)
     throw ValueError(std::string("[") + op + "] an index can only have one Ellipsis, got " + ctx());
-  if (tensors > 1)
-    throw ValueError(std::string("[") + op + "] at most one tensor entry is supported, got " +
-                     ctx() + "; use index_put or gather for several");
+  if (tensors > 1) {
+    std::vector<Tensor> ts;
+    size_t first = indices.size(), last = 0;
+    for (size_t i = 0; i < indices.size(); ++i) {
+      if (indices[i].kind != Kind::tensor) continue;
+      first = std::min(first, i);
+      last = i;
+      ts.push_back(indices[i].tensor);
+    }
+    if (last - first + 1 != ts.size())
+      throw ValueError(std::string("[") + op + "] tensor entries must be next to each other, got " +
+                       ctx() + "; index in two steps (PyTorch moves their dims to the front)");
+    broadcast_shapes(ts, op, ctx());
+  }
   if (consumed > x.dim())
     throw ValueError(std::string("[") + op + "] too many indices for a tensor of rank " +
                      str(x.dim()) + ": " + ctx());
@@ -305,7 +335,8 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
                          "dimension " + str(s.dim) + " of " + type_str());
   Tensor r = clone();
   int64_t cur = 0;  // the dim of r the next entry works on
-  for (const Step& s : steps) {
+  for (size_t n = 0; n < steps.size(); ++n) {
+    const Step& s = steps[n];
     switch (s.entry->kind) {
       case Kind::none:
         r = lazax::unsqueeze(r, cur++);
@@ -319,15 +350,36 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
                          s.len == 0 ? s.start : s.start + (s.len - 1) * s.step + 1, s.step);
         break;
       case Kind::tensor: {
-        const Tensor& t = s.entry->tensor;
-        Tensor k = wrap_negative(t, r.size(cur), "index", "dimension " + str(s.dim));
-        Tensor picked = lazax::index_select(r, cur, k.reshape({t.numel()}));
-        std::vector<int64_t> shape = r.sizes();
-        shape.erase(shape.begin() + cur);
-        const std::vector<int64_t> ts = t.sizes();
-        shape.insert(shape.begin() + cur, ts.begin(), ts.end());
-        r = picked.reshape(shape);
-        cur += t.dim();
+        // The run of (adjacent) tensor entries: their broadcast shape b replaces their dims.
+        std::vector<Tensor> ts;
+        for (; n < steps.size() && steps[n].entry->kind == Kind::tensor; ++n)
+          ts.push_back(steps[n].entry->tensor);
+        --n;
+        const auto k = static_cast<int64_t>(ts.size());
+        const Shape b = broadcast_shapes(ts, "index", "");
+        const auto nb = static_cast<int64_t>(b.rank());
+        std::vector<int64_t> col = b.vec();
+        col.push_back(1);
+        std::vector<Tensor> parts;
+        for (int64_t j = 0; j < k; ++j) {
+          Tensor w = wrap_negative(ts[static_cast<size_t>(j)], r.size(cur + j), "index", "");
+          parts.push_back(broadcast_to_shape(w, b, "index").reshape(col));
+        }
+        Tensor at = cat(parts, nb);
+        GatherAttrs a;
+        for (int64_t d = 0; d < r.dim(); ++d) {
+          const bool indexed = d >= cur && d < cur + k;
+          a.slice_sizes.push_back(indexed ? 1 : r.size(d));
+          if (indexed) {
+            a.collapsed_slice_dims.push_back(d);
+            a.start_index_map.push_back(d);
+          } else {
+            a.offset_dims.push_back(d < cur ? d : d - k + nb);
+          }
+        }
+        a.mode = GatherMode::fill;
+        r = record_op(OpCode::gather, {&r, &at}, std::move(a));
+        cur += nb;
         break;
       }
     }
@@ -353,21 +405,9 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tens
   if (values.dtype() != x.dtype())
     throw DTypeError("[index_put] values must have the input's dtype, got " + ctx +
                      "; convert them with .to(...)");
-  Shape b;
-  for (const Tensor& i : indices) {
+  for (const Tensor& i : indices)
     require_index_dtype(i, "index_put", ctx + " (bool masks are not supported: use where())");
-    std::vector<int64_t> bs = b.vec(), is = i.sizes();
-    const size_t rank = std::max(bs.size(), is.size());
-    std::vector<int64_t> out(rank);
-    for (size_t j = 0; j < rank; ++j) {
-      const int64_t p = j + bs.size() >= rank ? bs[j + bs.size() - rank] : 1;
-      const int64_t q = j + is.size() >= rank ? is[j + is.size() - rank] : 1;
-      if (p != q && p != 1 && q != 1)
-        throw_shape("index_put", "index tensors cannot be broadcast together, got " + ctx);
-      out[j] = p == 1 ? q : p;
-    }
-    b = Shape(out);
-  }
+  const Shape b = broadcast_shapes(indices, "index_put", ctx);
   std::vector<int64_t> target = b.vec();
   for (int64_t d = k; d < x.dim(); ++d) target.push_back(x.size(d));
   {

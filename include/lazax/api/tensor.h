@@ -193,8 +193,9 @@ class Tensor {
   // LibTorch's Tensor::index: x.index({Slice(0, 4), 2}) is Python's x[0:4, 2]. Each entry is an
   // integer (selects, dropping the dim; negative counts from the end), a Slice(start, stop,
   // step) (None ends, negative ends, step > 0), None (a new dim of size 1), Ellipsis (once: the
-  // remaining dims) or an integer tensor (Python's x[..., idx]: dim replaced by idx's shape,
-  // negative entries count from the end). At most one tensor entry; bool masks are not
+  // remaining dims) or an integer tensor (advanced indexing, negative entries counting from the
+  // end: adjacent tensor entries are broadcast together and their dims replaced by that shape;
+  // tensor entries apart, which PyTorch moves to the front, are an error). Bool masks are not
   // supported (their result shape depends on values: use where()).
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
   // Python's x[indices] = value (an in-place op, with add_'s aliasing and autograd rules): value

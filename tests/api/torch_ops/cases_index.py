@@ -160,16 +160,23 @@ def indexing_cases(rng):
         "empty_list": [], "none_ellipsis": ["None", "...", "None"],
         "tensor": [["tensor", 1]], "int_slice_tensor": [0, sl(), ["tensor", 1]],
         "slice_tensor_int": [sl(), ["tensor", 1], 1],
+        "two_tensors": [["tensor", 1], ["tensor", 2]], "slice_two_tensors": [sl(1, None), ["tensor", 1], ["tensor", 2]],
+        "none_three_tensors": ["None", ["tensor", 1], ["tensor", 2], ["tensor", 3]],
     }
     for tag, entries in lists.items():
-        ins = [x] + ([idx(rng, "i64", 4, (2, 3), lo=-4)] if any(isinstance(e, list) and e[0] == "tensor"
-                                                                   for e in entries) else [])
+        n_t = sum(isinstance(e, list) and e[0] == "tensor" for e in entries)
+        ins = [x] + [idx(rng, "i64", 4, [(2, 3), (3,), (1, 1)][j], lo=-4) for j in range(n_t)]
         cs.append(case(f"Tensor::index_{tag}", "Tensor::index", ins, {"index": entries}, grad=True))
     for tag, entries in [("int_out_of_range", [4]), ("too_many", [0, 0, 0, 0]),
                          ("zero_step", [sl(None, None, 0)]), ("negative_step", [sl(None, None, -1)]),
-                         ("tensor_out_of_range", [["tensor", 1]])]:
-        ins = [x] + ([to_dtype("i64", [0, 5])] if tag.startswith("tensor") else [])
+                         ("tensor_out_of_range", [["tensor", 1]]),
+                         ("tensors_no_broadcast", [["tensor", 1], ["tensor", 3]])]:
+        ins = [x] + ([to_dtype("i64", [0, 5]), to_dtype("i64", [0, 1]), to_dtype("i64", [0, 1, 2])]
+                     if "tensor" in tag else [])
         cs.append(case(f"Tensor::index_{tag}", "Tensor::index", ins, {"index": entries}))
+    cs.append(case("Tensor::index_tensors_apart", "Tensor::index", [x, to_dtype("i64", [0, 1])],
+                   {"index": [["tensor", 1], 0, ["tensor", 1]]},
+                   ref=lambda t, a: torch.ones(-1)))  # not supported by lazax: it must raise
     cs.append(case("Tensor::index_i64", "Tensor::index", [make(rng, "i64", (3, 4))], {"index": [sl(1), -1]}))
     cs.append(case("Tensor::index_bool", "Tensor::index", [make(rng, "bool", (3, 4))], {"index": ["...", 2]}))
     # index_put_: the value broadcast to the indexed shape.
