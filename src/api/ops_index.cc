@@ -467,13 +467,34 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
     return copy_as(*this, lazax::index_put(*this, ts, v), "index_put_");
   }
   std::vector<Step> steps = resolve(*this, indices, "index_put_");
-  for (const Step& s : steps)
-    if (s.entry->kind == Kind::tensor)
-      throw ValueError(
-          "[index_put_] a tensor entry mixed with other entries is not supported, "
-          "got index " +
-          list_str(indices) + " for " + type_str() +
-          "; use index_put with one index tensor per leading dim");
+  auto check_value = [&](const std::vector<int64_t>& indexed) {
+    const std::vector<int64_t> vs = value.sizes();
+    bool fits = vs.size() <= indexed.size();
+    for (size_t j = 0; fits && j < vs.size(); ++j) {
+      const int64_t want = indexed[indexed.size() - vs.size() + j];
+      fits = vs[j] == 1 || vs[j] == want;
+    }
+    if (!fits)
+      throw_shape("index_put_", "value " + value.type_str() + " cannot be broadcast to " +
+                                    vec_str(indexed) + ", the shape of index " + list_str(indices) +
+                                    " of " + type_str());
+  };
+  if (std::any_of(steps.begin(), steps.end(),
+                  [](const Step& s) { return s.entry->kind == Kind::tensor; })) {
+    for (const Step& s : steps)
+      if (s.entry->kind == Kind::tensor)
+        check_index_values(s.entry->tensor, -size(s.dim), size(s.dim), "index_put_",
+                           "dimension " + str(s.dim) + " of " + type_str());
+    // Tensor entries among others: the flat positions x.index(indices) reads, written by a flat
+    // index_put (so the indexed shape is index()'s by construction).
+    Tensor pos = lazax::reshape(arange(numel()), sizes()).index(indices);
+    check_value(pos.sizes());
+    Tensor v = value.dtype() == dtype() ? value : value.to(dtype());
+    v = broadcast_to_shape(v, pos.shape(), "index_put_");
+    Tensor flat = lazax::index_put(lazax::reshape(*this, {numel()}), {pos.reshape({pos.numel()})},
+                                   v.reshape({pos.numel()}));
+    return copy_as(*this, flat.reshape(sizes()), "index_put_");
+  }
   // The shape x.index(indices) has, and the window of each dim of x (unindexed dims: full).
   std::vector<int64_t> indexed, window = sizes(), lo(static_cast<size_t>(dim()), 0),
                                 stride(static_cast<size_t>(dim()), 1);
@@ -491,18 +512,7 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
     if (s.entry->kind != Kind::integer) indexed.push_back(s.len);
   }
   for (int64_t d = used; d < dim(); ++d) indexed.push_back(size(d));
-  {
-    const std::vector<int64_t> vs = value.sizes();
-    bool fits = vs.size() <= indexed.size();
-    for (size_t j = 0; fits && j < vs.size(); ++j) {
-      const int64_t want = indexed[indexed.size() - vs.size() + j];
-      fits = vs[j] == 1 || vs[j] == want;
-    }
-    if (!fits)
-      throw_shape("index_put_", "value " + value.type_str() + " cannot be broadcast to " +
-                                    vec_str(indexed) + ", the shape of index " + list_str(indices) +
-                                    " of " + type_str());
-  }
+  check_value(indexed);
   // Every check is done: record from here on. The value, broadcast and placed into the window
   // by a pad (interior padding for the steps), replaces x where a padded mask says so.
   const Tensor self = *this;

@@ -97,11 +97,8 @@ TEST(Index, IndexPutInPlace) {
   Tensor w = zeros({2}).requires_grad_();
   expect_error<ValueError>([&] { w.index_put_({0}, 1.0); }, {"[index_put_]", "leaf"});
   Tensor y = zeros({2, 2});
-  expect_error<ValueError>(
-      [&] {
-        y.index_put_({1, i64({0}, {1})}, 1.0);
-      },
-      {"[index_put_]", "mixed"});
+  y.index_put_({1, i64({0, -1}, {2})}, 1.0);  // a tensor entry among others
+  EXPECT_EQ(values(y, DType::f32, {2, 2}), (std::vector<double>{0, 0, 1, 1}));
   expect_error<DTypeError>([&] { (void)index_put(y, {i64({0}, {1})}, zeros({2}, DType::f64)); },
                            {"[index_put]", "f64[2]"});
 }

@@ -200,8 +200,8 @@ class Tensor {
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
   // Python's x[indices] = value (an in-place op, with add_'s aliasing and autograd rules): value
   // is converted to x's dtype and broadcast to the shape x.index(indices) has. Entries as
-  // index(), except that a tensor entry is only allowed in a list of tensors alone (then it is
-  // index_put(x, tensors, value)).
+  // index(); positions repeated by tensor entries get the sum of their values (PyTorch: one
+  // of them, unspecified).
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, double value);
 

@@ -197,8 +197,16 @@ def indexing_cases(rng):
                    [x, make(rng, "f32", (6,)), to_dtype("i64", [0, -1, 2]), to_dtype("i64", [1, 2, 3])],
                    {"index": [["tensor", 2], ["tensor", 3]]}, grad=True))
     cs.append(case("Tensor::index_put__tensor_mixed", "Tensor::index_put_",
-                   [x, make(rng, "f32", (3, 6)), to_dtype("i64", [0, 1, 3])], {"index": [1, ["tensor", 2]]},
-                   ref=lambda t, a: torch.ones(-1)))  # not supported by lazax: it must raise
+                   [x, make(rng, "f32", (3, 6)), to_dtype("i64", [0, -1, 3])], {"index": [1, ["tensor", 2]]},
+                   grad=True))
+    cs.append(case("Tensor::index_put__slice_tensors", "Tensor::index_put_",
+                   [x, make(rng, "f32", (2, 3)), to_dtype("i64", [[0], [2]]), to_dtype("i64", [5, 0, -2])],
+                   {"index": [sl(None, None, 2), ["tensor", 2], ["tensor", 3]]}, grad=True))
+    cs.append(case("Tensor::index_put__tensor_none_bcast", "Tensor::index_put_",
+                   [x, make(rng, "f32", (6,)), to_dtype("i64", [3, 1])], {"index": [["tensor", 2], "None", 4]},
+                   grad=True))
+    cs.append(case("Tensor::index_put__tensor_bad_value", "Tensor::index_put_",
+                   [x, make(rng, "f32", (4,)), to_dtype("i64", [3, 1])], {"index": [sl(), ["tensor", 2]]}))
     for tag, entries, vshape in [("scalar", [sl(1, 3), 2], None), ("step", [sl(None, None, 3)], None)]:
         cs.append(case(f"Tensor::index_put_scalar_{tag}", "Tensor::index_put_scalar", [x],
                        {"index": entries, "value": 2.5}))
