@@ -298,7 +298,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 0 || b.dim() == 0)
     throw_shape("matmul", "both operands need at least one dimension, got " + ctx() +
                               "; use mul for scalars");
-  const DType t = promote_types(a.dtype(), b.dtype());
+  // As PyTorch ("expected m1 and m2 to have the same dtype"): no promotion between operands.
+  if (a.dtype() != b.dtype())
+    throw DTypeError("[matmul] expects operands of the same dtype, got " + ctx() +
+                     "; convert one with .to(...), e.g. b.to(DType::" +
+                     std::string(dtype_name(a.dtype())) + ")");
+  const DType t = a.dtype();
   if (t == DType::boolean)
     throw DTypeError("[matmul] does not accept bool operands, got " + ctx() + "; convert first");
   // 1-D operands act as matrices [1, k] and [k, 1]; that extra dim is removed from the result.
@@ -313,7 +318,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const bool batched = ys.size() > 2;
   const std::vector<int64_t> batch = batched ? matmul_batch(xs, ys, ctx) : std::vector<int64_t>{};
 
-  Tensor x = a.to(t), y = b.to(t);  // every check is done: record from here on
+  Tensor x = a, y = b;  // every check is done: record from here on
   if (a.dim() == 1 && b.dim() == 1)
     return record_op(OpCode::dot_general, {&x, &y}, DotGeneralAttrs{{}, {}, {0}, {0}});
   if (a.dim() == 1) x = unsqueeze(x, 0);

@@ -86,9 +86,7 @@ LayerNorm::LayerNorm(int64_t dim, double eps, bool bias) : eps(eps) {
 
 Tensor LayerNorm::forward(const Tensor& x) const {
   check_last_dim("LayerNorm", x, weight.size(0));
-  Tensor c = x - mean(x, {-1}, true);
-  Tensor y = c * rsqrt(mean(c * c, {-1}, true) + eps) * weight;
-  return bias.defined() ? y + bias : y;
+  return layer_norm(x, {weight.size(0)}, weight, bias, eps);  // the functional form
 }
 
 void LayerNorm::visit(ModuleVisitor& v) {

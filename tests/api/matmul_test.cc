@@ -87,13 +87,16 @@ TEST(Matmul, ScalarResultOfVectors) {
   EXPECT_EQ(values(r, DType::f32, {}), (std::vector<double>{32}));
 }
 
-TEST(Matmul, PromotesDtypes) {
+TEST(Matmul, SameDtypeOnly) {
   Tensor i = from_vector<int64_t>({1, 2, 3, 4}, {2, 2});
   Tensor f = from_vector<float>({0.5f, 1.5f}, {2});
-  EXPECT_EQ(values(matmul(i, f), DType::f32, {2}), (std::vector<double>{3.5, 7.5}));
   EXPECT_EQ(values(matmul(i, i), DType::i64, {2, 2}), (std::vector<double>{7, 10, 15, 22}));
+  EXPECT_EQ(values(matmul(i.to(DType::f32), f), DType::f32, {2}), (std::vector<double>{3.5, 7.5}));
+  // As PyTorch: mixed dtypes are an error naming both, never a silent promotion.
+  expect_error<DTypeError>([&] { (void)matmul(i, f); }, {"[matmul]", "i64[2,2]", "f32[2]", ".to("});
   Tensor j = from_vector<int32_t>({1, 1}, {2});
-  EXPECT_EQ(values(matmul(j, i), DType::i64, {2}), (std::vector<double>{4, 6}));
+  expect_error<DTypeError>([&] { (void)matmul(j, i); }, {"[matmul]", "i32[2]", "i64[2,2]"});
+  expect_error<DTypeError>([&] { (void)matmul(f, f.to(DType::f64)); }, {"[matmul]", "f64[2]"});
 }
 
 TEST(Matmul, Errors) {

@@ -26,6 +26,9 @@ namespace lazax {
 class TensorImpl;
 class Tensor;
 using Loc = std::source_location;
+namespace indexing {
+struct TensorIndex;  // x.index({...}) and x.index_put_({...}, v): see the end of this file
+}
 
 // Host scalars follow PyTorch's Python scalars: a `double` is a floating scalar (as a Python
 // float: i32 * 2.0 is f32, f16 * 2.0 stays f16, bool * 3.0 is f32), and a C++ integer is an
@@ -176,6 +179,31 @@ class Tensor {
   Tensor prod(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor logsumexp(const std::vector<int64_t>& dims, bool keepdim = false) const;
   Tensor cumsum(int64_t dim) const;
+  Tensor var(const std::vector<int64_t>& dims = {}, double correction = 1,
+             bool keepdim = false) const;
+  Tensor std(const std::vector<int64_t>& dims = {}, double correction = 1,
+             bool keepdim = false) const;
+
+  // Indexing (the free functions below say what each does).
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  // LibTorch's Tensor::index: x.index({Slice(0, 4), 2}) is Python's x[0:4, 2]. Each entry is an
+  // integer (selects, dropping the dim; negative counts from the end), a Slice(start, stop,
+  // step) (None ends, negative ends, step > 0), None (a new dim of size 1), Ellipsis (once: the
+  // remaining dims) or an integer tensor (advanced indexing, negative entries counting from the
+  // end: adjacent tensor entries are broadcast together and their dims replaced by that shape;
+  // tensor entries apart, which PyTorch moves to the front, are an error). Bool masks are not
+  // supported (their result shape depends on values: use where()).
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  // Python's x[indices] = value (an in-place op, with add_'s aliasing and autograd rules): value
+  // is converted to x's dtype and broadcast to the shape x.index(indices) has. Entries as
+  // index(); positions repeated by tensor entries get the sum of their values (PyTorch: one
+  // of them, unspecified).
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, double value);
 
   // Elementwise ops and activations as methods (torch::Tensor's names; the free functions
   // below say what each does).
@@ -490,6 +518,53 @@ Tensor prod(const Tensor& x, const std::vector<int64_t>& dims = {}, bool keepdim
 Tensor max(const Tensor& x, int64_t dim, bool keepdim = false);  // values only
 Tensor argmax(const Tensor& x, int64_t dim, bool keepdim = false);
 Tensor cumsum(const Tensor& x, int64_t dim);
+// Variance over dims (every dim when empty) with Bessel's correction: sum((x - mean)^2) /
+// max(0, N - correction), as torch.var (unbiased by default; correction=0 is the biased one).
+// Floating tensors only.
+Tensor var(const Tensor& x, const std::vector<int64_t>& dims = {}, double correction = 1,
+           bool keepdim = false);
+Tensor std(const Tensor& x, const std::vector<int64_t>& dims = {}, double correction = 1,
+           bool keepdim = false);  // sqrt(var(...))
+
+// ---- indexing (torch names; gradients flow to x and src/values) ----
+// Index tensors are i64 (lazax also takes i32). A materialized index is checked when the op is
+// recorded: a value out of range is a ValueError. A pending one is not read (that would be a
+// graph break): an out-of-range entry then gathers NaN (the minimum for signed integers), and
+// scatters nothing.
+// x's entries at `index` (a vector) along dim: torch.index_select. (A 0-d x takes a one-element
+// index only; PyTorch takes any and gives a 0-d result.)
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// out[i][j] = x[index[i][j]][j] (dim 0), out's shape index's: torch.gather.
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+// Out of place torch.scatter_add: x with src[i][j] added at [index[i][j]][j] (dim 0). src has
+// x's dtype; bool adds as logical or.
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// torch.index_put: x with values (broadcast to the indexed shape) at the positions the integer
+// tensors `indices` (broadcast together; one per leading dim, negative counting from the end)
+// address; with accumulate, added there. values has x's dtype. Repeated positions without
+// accumulate are undefined in PyTorch; lazax writes their sum.
+Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate = false);
+
+// ---- everyday composites ----
+// steps values from start to end inclusive (torch.linspace).
+Tensor linspace(double start, double end, int64_t steps, DType dtype = DType::f32);
+Tensor eye(int64_t n, int64_t m = -1, DType dtype = DType::f32);  // m = -1: square
+// x with the entries above (tril) or below (triu) the diagonal-th diagonal of the last two dims
+// zeroed: torch.tril, torch.triu.
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+// i64 [..., num_classes]: torch.nn.functional.one_hot. num_classes = -1 takes the largest value
+// + 1, which needs a materialized tensor (a pending one is an error: pass num_classes).
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+// torch.nn.functional.layer_norm over the last normalized_shape.size() dims (biased variance);
+// weight and bias may be undefined (Tensor()). nn::LayerNorm is the module form.
+Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  double eps = 1e-5);
+// torch.nn.functional.dropout: zeroes entries with probability p (drawn from
+// default_generator()) and scales the rest by 1 / (1 - p); with train = false, a copy of x.
+Tensor dropout(const Tensor& x, double p = 0.5, bool train = true);
 
 // ---- shape ops ----
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);  // one -1 allowed
@@ -508,5 +583,34 @@ Tensor matmul(const Tensor& a, const Tensor& b);  // PyTorch matmul with batch b
 Tensor tril_mask(int64_t n, int64_t m);           // bool [n, m]: j <= i (causal mask)
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// The entries of Tensor::index and Tensor::index_put_, as LibTorch's torch::indexing:
+// `using namespace lazax::indexing;` then x.index({Slice(None, 4), 2, None, Ellipsis}).
+namespace indexing {
+inline constexpr std::nullopt_t None = std::nullopt;
+struct EllipsisIndexType {};
+inline constexpr EllipsisIndexType Ellipsis{};
+// Python's start:stop:step (step > 0); a None end is the dim's end.
+struct Slice {
+  Slice(std::optional<int64_t> start_ = std::nullopt, std::optional<int64_t> stop_ = std::nullopt,
+        std::optional<int64_t> step_ = std::nullopt)
+      : start(start_), stop(stop_), step(step_.value_or(1)) {}
+  std::optional<int64_t> start, stop;
+  int64_t step;
+};
+struct TensorIndex {
+  enum class Kind : uint8_t { integer, slice, none, ellipsis, tensor };
+  TensorIndex(std::nullopt_t) : kind(Kind::none) {}
+  TensorIndex(EllipsisIndexType) : kind(Kind::ellipsis) {}
+  TensorIndex(Slice s) : kind(Kind::slice), slice(s) {}
+  TensorIndex(Tensor t) : kind(Kind::tensor), tensor(std::move(t)) {}
+  template <IntegerScalar I>
+  TensorIndex(I i) : kind(Kind::integer), integer(static_cast<int64_t>(i)) {}
+  Kind kind;
+  int64_t integer = 0;
+  Slice slice;
+  Tensor tensor;
+};
+}  // namespace indexing
 
 }  // namespace lazax

@@ -307,5 +307,6 @@ def elementwise_cases(rng):
 def all_cases(rng):
     from cases_more import more_cases
     from cases_methods import method_cases
-    base = elementwise_cases(rng) + more_cases(rng)
+    from cases_index import index_cases
+    base = elementwise_cases(rng) + more_cases(rng) + index_cases(rng)
     return base + method_cases(base)

@@ -280,8 +280,8 @@ def shape_cases(rng):
             ((2, 3), (3, 2), "bool", "bool")]):
         cs.append(case(f"matmul_{i}", "matmul", [make(rng, da, sa), make(rng, db, sb)], grad=True,
                        tol=4 if da in ("f16", "bf16") else 1))
-    cs.append(case("matmul_f32_f64", "matmul", [make(rng, "f32", (2, 3)), make(rng, "f64", (3, 2))],
-                   extension="matmul promotes mixed dtypes"))
+    cs.append(case("matmul_f32_f64", "matmul", [make(rng, "f32", (2, 3)), make(rng, "f64", (3, 2))]))
+    cs.append(case("matmul_f32_i64", "matmul", [make(rng, "f32", (2, 3)), make(rng, "i64", (3, 2))]))
     for n, m in [(3, 3), (2, 4), (0, 2), (1, 1)]:
         cs.append(case(f"tril_mask_{n}x{m}", "tril_mask", [], {"n": n, "m": m}))
     cs.append(case("tril_mask_negative", "tril_mask", [], {"n": -1, "m": 2},

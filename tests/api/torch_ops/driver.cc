@@ -70,6 +70,7 @@ const std::vector<OpRow>& table() {
     add_tensor_rows(r);
     add_function_rows(r);
     add_method_rows(r);
+    add_index_rows(r);
     return r;
   }();
   return rows;

@@ -43,5 +43,6 @@ Tensor bool_values(const std::vector<bool>& v);
 void add_tensor_rows(std::vector<OpRow>& rows);    // ops_table.cc: methods, elementwise
 void add_function_rows(std::vector<OpRow>& rows);  // ops_table_more.cc: the rest
 void add_method_rows(std::vector<OpRow>& rows);    // ops_table_methods.cc: method forms, operators
+void add_index_rows(std::vector<OpRow>& rows);     // ops_table_index.cc: indexing, var, tril, ...
 
 }  // namespace lazax::torch_ops

@@ -130,6 +130,9 @@ def check_random(kind, got, case):
     elif kind == "bits":
         bits = np.unpackbits(np.ascontiguousarray(got).view(np.uint8))
         ok = abs(bits.mean() - 0.5) < 0.02
+    elif kind == "dropout":  # inputs of ones: each entry dropped (0) or scaled by 1 / (1 - p)
+        scale = 1 / (1 - a["p"])
+        ok = bool(np.all((v == 0) | np.isclose(v, scale, rtol=1e-3))) and abs((v != 0).mean() - (1 - a["p"])) < 0.05
     elif kind == "equal_halves":
         ok = np.array_equal(got[0], got[1]) and len(np.unique(got[0])) > 1
     else:
