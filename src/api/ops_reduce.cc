@@ -1,5 +1,5 @@
-// Reductions (PyTorch names and result dtypes) written with the reduce_*, argmax and cumsum
-// primitives. An empty dims list reduces over every dimension; keepdim is a reshape.
+// Reductions (PyTorch names and result dtypes) written with the reduce_*, argmax/argmin and
+// cumulative primitives. An empty dims list reduces over every dimension; keepdim is a reshape.
 #include <algorithm>
 #include <string>
 
@@ -119,6 +119,79 @@ Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
   if (axes.empty()) return zeros({}, DType::i64);  // a 0-d tensor: its only index
   Tensor r = record_op(OpCode::argmax, {&x}, ArgmaxAttrs{axes[0], DType::i64});
   return keep(r, reduced_shape(x.shape(), axes, keepdim));
+}
+
+Tensor max(const Tensor& x) {
+  operand(x, "max");
+  require_nonempty(x, reduce_axes(x, {}, "max"), "max");
+  return reduce(OpCode::reduce_max, x, {}, false, "max");
+}
+Tensor min(const Tensor& x) {
+  operand(x, "min");
+  require_nonempty(x, reduce_axes(x, {}, "min"), "min");
+  return reduce(OpCode::reduce_min, x, {}, false, "min");
+}
+
+Tensor min(const Tensor& x, int64_t dim, bool keepdim) {
+  operand(x, "min");
+  require_nonempty(x, reduce_axes(x, {dim}, "min"), "min");
+  return reduce(OpCode::reduce_min, x, {dim}, keepdim, "min");
+}
+
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
+  operand(x, "argmin");
+  IntList axes = reduce_axes(x, {dim}, "argmin");
+  require_nonempty(x, axes, "argmin");
+  if (axes.empty()) return zeros({}, DType::i64);  // a 0-d tensor: its only index
+  Tensor r = record_op(OpCode::argmin, {&x}, ArgmaxAttrs{axes[0], DType::i64});
+  return keep(r, reduced_shape(x.shape(), axes, keepdim));
+}
+
+namespace {
+
+// all/any: reduce_and/reduce_or of x != 0; the result is bool, or u8 for u8 (as torch).
+Tensor all_any(OpCode op, const Tensor& x, const std::vector<int64_t>& dims, bool keepdim,
+               const char* name) {
+  operand(x, name);
+  reduce_axes(x, dims, name);  // checks the dims before recording the comparison
+  Tensor b = x.dtype() == DType::boolean ? x : x != 0.0;
+  Tensor r = reduce(op, b, dims, keepdim, name);
+  return x.dtype() == DType::u8 ? r.to(DType::u8) : r;
+}
+
+// cummax/cummin: values and i64 indices; a 0-d tensor is its own running extreme, at index 0.
+std::tuple<Tensor, Tensor> running(OpCode op, const Tensor& x, int64_t dim, const char* name) {
+  operand(x, name);
+  const int64_t d = norm_dim(dim, x.dim(), name);
+  if (x.dim() == 0) return {x.reshape({}), zeros({}, DType::i64)};
+  std::vector<Tensor> r = record_op(op, {&x}, CumsumAttrs{d, false});
+  return {r[0], r[1]};
+}
+
+}  // namespace
+
+Tensor all(const Tensor& x) { return all_any(OpCode::reduce_and, x, {}, false, "all"); }
+Tensor all(const Tensor& x, int64_t dim, bool keepdim) {
+  return all_any(OpCode::reduce_and, x, {dim}, keepdim, "all");
+}
+Tensor any(const Tensor& x) { return all_any(OpCode::reduce_or, x, {}, false, "any"); }
+Tensor any(const Tensor& x, int64_t dim, bool keepdim) {
+  return all_any(OpCode::reduce_or, x, {dim}, keepdim, "any");
+}
+
+Tensor cumprod(const Tensor& x, int64_t dim) {
+  operand(x, "cumprod");
+  const int64_t d = norm_dim(dim, x.dim(), "cumprod");
+  Tensor w = widen_integers(x);
+  if (x.dim() == 0) return w.reshape({});
+  return record_op(OpCode::cumprod, {&w}, CumsumAttrs{d, false});
+}
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
+  return running(OpCode::cummax, x, dim, "cummax");
+}
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
+  return running(OpCode::cummin, x, dim, "cummin");
 }
 
 Tensor cumsum(const Tensor& x, int64_t dim) {

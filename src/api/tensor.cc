@@ -54,8 +54,7 @@ Tensor::operator bool() const {
   if (!defined() || numel() != 1) {
     throw ValueError("[bool] the truth value of a tensor with " +
                      std::string(defined() ? type_str() : "no value") +
-                     " is ambiguous; reduce it first ((t != 0).amax() is torch's any(), "
-                     "(t != 0).amin() its all()) or compare explicitly");
+                     " is ambiguous; reduce it first (t.any() or t.all()) or compare explicitly");
   }
   return item() != 0.0;
 }

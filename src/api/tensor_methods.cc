@@ -13,6 +13,23 @@ Tensor Tensor::logsumexp(const std::vector<int64_t>& d, bool k) const {
   return lazax::logsumexp(*this, d, k);
 }
 Tensor Tensor::cumsum(int64_t dim) const { return lazax::cumsum(*this, dim); }
+Tensor Tensor::min(int64_t d, bool k) const { return lazax::min(*this, d, k); }
+Tensor Tensor::argmin(int64_t d, bool k) const { return lazax::argmin(*this, d, k); }
+Tensor Tensor::all() const { return lazax::all(*this); }
+Tensor Tensor::all(int64_t d, bool k) const { return lazax::all(*this, d, k); }
+Tensor Tensor::any() const { return lazax::any(*this); }
+Tensor Tensor::any(int64_t d, bool k) const { return lazax::any(*this, d, k); }
+Tensor Tensor::cumprod(int64_t dim) const { return lazax::cumprod(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummax(int64_t dim) const { return lazax::cummax(*this, dim); }
+std::tuple<Tensor, Tensor> Tensor::cummin(int64_t dim) const { return lazax::cummin(*this, dim); }
+Tensor Tensor::flip(const std::vector<int64_t>& dims) const { return lazax::flip(*this, dims); }
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t d, bool desc) const {
+  return lazax::sort(*this, d, desc);
+}
+Tensor Tensor::argsort(int64_t d, bool desc) const { return lazax::argsort(*this, d, desc); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t d, bool largest) const {
+  return lazax::topk(*this, k, d, largest);
+}
 
 Tensor Tensor::abs() const { return lazax::abs(*this); }
 Tensor Tensor::neg() const { return lazax::neg(*this); }

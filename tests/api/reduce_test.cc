@@ -131,16 +131,65 @@ TEST(MaxMin, EmptyAxisIsAnError) {
   EXPECT_EQ(amax(e, {0}).sizes(), (std::vector<int64_t>{0}));  // reducing a non-empty dim is fine
 }
 
-// lazax has no any()/all(): `if (t)` on several elements says what to write instead, and it works.
-TEST(MaxMin, AnyAndAllOfBoolAsTheBoolMessageSays) {
+// `if (t)` on several elements says what to write instead, and it works.
+TEST(AnyAll, AsTheBoolMessageSays) {
   Tensor t = from_vector<float>({0, 2, 0, 1}, {2, 2});
   expect_error<ValueError>([&] { (void)static_cast<bool>(t); },
-                           {"[bool]", "f32[2,2]", "(t != 0).amax()", ".amin()"});
-  Tensor any_rows = (t != 0).amax({1}), all_cols = (t != 0).amin({0});
-  EXPECT_EQ(values(any_rows, DType::boolean, {2}), (std::vector<double>{1, 1}));
-  EXPECT_EQ(values(all_cols, DType::boolean, {2}), (std::vector<double>{0, 1}));
-  EXPECT_TRUE(static_cast<bool>((t != 0).amax()));
-  EXPECT_FALSE(static_cast<bool>((t != 0).amin()));
+                           {"[bool]", "f32[2,2]", "t.any()", "t.all()"});
+  EXPECT_EQ(values(t.any(1), DType::boolean, {2}), (std::vector<double>{1, 1}));
+  EXPECT_EQ(values(all(t, 0), DType::boolean, {2}), (std::vector<double>{0, 1}));
+  EXPECT_EQ(values(any(t, -1, true), DType::boolean, {2, 1}), (std::vector<double>{1, 1}));
+  EXPECT_TRUE(static_cast<bool>(t.any()));
+  EXPECT_FALSE(static_cast<bool>(all(t)));
+  Tensor u = from_vector<uint8_t>({3, 0}, {2});  // u8 stays u8, as torch
+  EXPECT_EQ(values(u.any(), DType::u8, {}), std::vector<double>{1});
+  EXPECT_EQ(values(all(zeros({0, 3}), 1), DType::boolean, {0}), std::vector<double>{});
+  expect_error<ShapeError>([&] { (void)t.all(2); }, {"[all]"});
+}
+
+TEST(Argmin, FirstMinimumAndMinValues) {
+  Tensor x = from_vector<float>({1, 0, 0, 2, -9, 0, 3, -9}, {2, 4});
+  EXPECT_EQ(values(x.argmin(1), DType::i64, {2}), (std::vector<double>{1, 0}));
+  EXPECT_EQ(values(argmin(x, 0, true), DType::i64, {1, 4}), (std::vector<double>{1, 0, 0, 1}));
+  EXPECT_EQ(values(x.min(1), DType::f32, {2}), (std::vector<double>{0, -9}));
+  EXPECT_EQ(values(min(x), DType::f32, {}), std::vector<double>{-9});
+  EXPECT_EQ(values(max(x), DType::f32, {}), std::vector<double>{3});
+  Tensor e = zeros({2, 0});
+  expect_error<ValueError>([&] { (void)argmin(e, 1); }, {"[argmin]", "f32[2,0]", "empty"});
+  expect_error<ValueError>([&] { (void)e.min(1); }, {"[min]", "empty"});
+  expect_error<ValueError>([&] { (void)min(e); }, {"[min]", "f32[2,0]", "empty"});
+  expect_error<ShapeError>([&] { (void)x.argmin(2); }, {"[argmin]"});
+}
+
+TEST(SortTopkFlip, ValuesIndicesAndErrors) {
+  Tensor x = from_vector<float>({3, 1, 2, 1}, {4});
+  auto [v, i] = sort(x);
+  EXPECT_EQ(values(v, DType::f32, {4}), (std::vector<double>{1, 1, 2, 3}));
+  EXPECT_EQ(values(i, DType::i64, {4}), (std::vector<double>{1, 3, 2, 0}));  // stable
+  EXPECT_EQ(values(x.argsort(0, true), DType::i64, {4}), (std::vector<double>{0, 2, 1, 3}));
+  auto [tv, ti] = x.topk(2);
+  EXPECT_EQ(values(tv, DType::f32, {2}), (std::vector<double>{3, 2}));
+  EXPECT_EQ(values(ti, DType::i64, {2}), (std::vector<double>{0, 2}));
+  EXPECT_EQ(values(x.flip({0}), DType::f32, {4}), (std::vector<double>{1, 2, 1, 3}));
+  expect_error<ValueError>([&] { (void)topk(x, 5); }, {"[topk]", "f32[4]", "k=5"});
+  expect_error<ValueError>([&] { (void)flip(x, {0, -1}); }, {"[flip]", "more than once"});
+  expect_error<ShapeError>([&] { (void)sort(x, 1); }, {"[sort]"});
+  expect_error<ShapeError>([&] { (void)flip(x, {1}); }, {"[flip]"});
+}
+
+TEST(CumulativeOps, CumprodCummaxCummin) {
+  Tensor x = from_vector<float>({2, 1, 3, 0}, {4});
+  EXPECT_EQ(values(cumprod(x, 0), DType::f32, {4}), (std::vector<double>{2, 2, 6, 0}));
+  Tensor b = from_vector<bool>({true, true, false}, {3});
+  EXPECT_EQ(values(b.cumprod(0), DType::i64, {3}), (std::vector<double>{1, 1, 0}));
+  auto [mv, mi] = cummax(x, 0);
+  EXPECT_EQ(values(mv, DType::f32, {4}), (std::vector<double>{2, 2, 3, 3}));
+  EXPECT_EQ(values(mi, DType::i64, {4}), (std::vector<double>{0, 0, 2, 2}));
+  auto [nv, ni] = x.cummin(-1);
+  EXPECT_EQ(values(nv, DType::f32, {4}), (std::vector<double>{2, 1, 1, 0}));
+  EXPECT_EQ(values(ni, DType::i64, {4}), (std::vector<double>{0, 1, 1, 3}));
+  expect_error<ShapeError>([&] { (void)cummax(x, 1); }, {"[cummax]"});
+  expect_error<ShapeError>([&] { (void)cumprod(x, 1); }, {"[cumprod]"});
 }
 
 TEST(Argmax, FirstMaximumAsI64) {

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import torch
 
-from torch_agreement_lib import BOOL, F16, F32, F64, I32, I64, LZ, U8, Case, N, T, lz_list, single
+from torch_agreement_lib import BOOL, F16, F32, F64, I32, I64, LZ, U8, Case, N, T, lz_list, program, single, ty
 from torch_agreement_shape_cases import shape_cases
 
 # Values where the edge cases live: signed zeros, infinities, NaN, ties at .5, overflow.
@@ -220,6 +220,63 @@ def reduction_cases(rng):
             tag = f"axis{axis}{'_reverse' if rev else ''}"
             cases.append(single(f"cumsum_f32_{tag}", "cumsum", [x], cs(T(x)), attrs))
             cases.append(single(f"cumsum_i32_{tag}", "cumsum", [xi], cs(T(xi)), attrs))
+    cases += sort_scan_cases(np.random.default_rng(2020), ties, tn, xi)  # own rng: later cases keep theirs
+    return cases
+
+
+def two_results(name, op, x, want, attrs):
+    """A program of one (values, i64 indices) op on x."""
+    values, indices = N(want[0]), N(want[1])
+    text = program([x], [f"%r:2 = {op}(%a0) {{{attrs}}} : ({ty(x.dtype, x.shape)}, {ty(I64, x.shape)})"],
+                   [("%r#0", x.dtype, x.shape), ("%r#1", I64, x.shape)])
+    return Case(name, text, [x], [values, indices], [x.dtype, I64])
+
+
+def sort_scan_cases(rng, ties, tn, xi):
+    """argmin, cumprod, cummax/cummin, sort, rev and reduce_and/or against torch."""
+    cases = []
+    for axis in [0, 1]:
+        cases.append(single(f"argmin_f32_axis{axis}", "argmin", [ties], T(ties).argmin(dim=axis),
+                            f"axis={axis}, index_dtype=i32", I32))
+        cases.append(single(f"argmin_f32_nan_axis{axis}", "argmin", [tn], T(tn).argmin(dim=axis),
+                            f"axis={axis}, index_dtype=i64", I64))
+        cases.append(single(f"argmin_i32_axis{axis}", "argmin", [xi[0]], T(xi[0]).argmin(dim=axis),
+                            f"axis={axis}, index_dtype=i64", I64))
+    x = rng.uniform(-1.5, 1.5, (3, 5)).astype(F32)
+    x[1, 2] = 0.0
+    for axis in [0, 1]:
+        for rev in [False, True]:
+            attrs = f"axis={axis}, reverse={'true' if rev else 'false'}"
+            tag = f"axis{axis}{'_reverse' if rev else ''}"
+
+            def along(t, f):  # f(t, axis) in scan order
+                return f(t.flip(axis), axis).flip(axis) if rev else f(t, axis)
+            cases.append(single(f"cumprod_f32_{tag}", "cumprod", [x], along(T(x), torch.cumprod), attrs))
+            for op in ["cummax", "cummin"]:
+                for name, arr in [("f32_nan", tn), ("i32", xi[0])]:
+                    f = getattr(torch, op)
+                    vals = along(T(arr), lambda t, a: f(t, a).values)
+                    idx = along(T(arr), lambda t, a: f(t, a).indices)
+                    if rev:  # indices into the flipped tensor, back to the original positions
+                        idx = arr.shape[axis] - 1 - idx
+                    cases.append(two_results(f"{op}_{name}_{tag}", op, arr, (vals, idx), attrs))
+        for desc in [False, True]:
+            attrs = f"axis={axis}, descending={'true' if desc else 'false'}"
+            for name, arr in [("f32_ties", ties), ("f32_nan", tn), ("i32", xi[0])]:
+                r = torch.sort(T(arr), dim=axis, descending=desc, stable=True)
+                cases.append(two_results(f"sort_{name}_axis{axis}_{'desc' if desc else 'asc'}", "sort", arr,
+                                         (r.values, r.indices), attrs))
+    for dims in [[0], [1], [0, 1], []]:
+        cases.append(single(f"rev_f32_{''.join(map(str, dims)) or 'none'}", "rev", [tn], torch.flip(T(tn), dims),
+                            f"dimensions={lz_list(dims)}"))
+    xb = rng.random((3, 4)) < 0.6
+    xb[0] = True
+    for axes in [[0], [1], [0, 1]]:
+        attrs = f"axes={lz_list(axes)}"
+        cases.append(single(f"reduce_and_{''.join(map(str, axes))}", "reduce_and", [xb], torch.from_numpy(xb).all(axes[0])
+                            if len(axes) == 1 else torch.from_numpy(xb).all(), attrs))
+        cases.append(single(f"reduce_or_{''.join(map(str, axes))}", "reduce_or", [xb], torch.from_numpy(xb).any(axes[0])
+                            if len(axes) == 1 else torch.from_numpy(xb).any(), attrs))
     return cases
 
 

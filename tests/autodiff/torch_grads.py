@@ -351,6 +351,36 @@ case("mul_size1", [normal(1, 1), normal(1, 1)], one_op("mul"), torch.mul)
 case("softmax_size1_axis", [normal(3, 1)], lambda p, x: softmax(p, x, 1), lambda x: torch.softmax(x, 1))
 
 
+# ---- cumprod, cummax/cummin, sort, rev (last: their inputs leave the earlier cases' draws alone) ----
+case("cumprod", [uniform(0.5, 1.5, 3, 4)], one_op("cumprod", "axis=1, reverse=false"), lambda x: torch.cumprod(x, 1))
+cumprod_zeros = normal(4, 4)
+cumprod_zeros[0, 1] = cumprod_zeros[1, 0] = cumprod_zeros[2, 1] = cumprod_zeros[2, 3] = 0.0
+case("cumprod_zeros", [cumprod_zeros], one_op("cumprod", "axis=1, reverse=false"), lambda x: torch.cumprod(x, 1))
+case("cumprod_zeros_reverse", [cumprod_zeros], one_op("cumprod", "axis=0, reverse=true"),
+     lambda x: torch.flip(torch.cumprod(torch.flip(x, [0]), 0), [0]))
+
+
+def first(op, attrs, index_dtype=I64):
+    """The first result of a (values, indices) op on one f64 operand."""
+    return lambda p, x: p.op_multi(op, [x], attrs, [(F64, x.shape), (index_dtype, x.shape)])[0]
+
+
+cm_ties = normal(3, 5)
+cm_ties[:, 3] = cm_ties[:, 1] = cm_ties.max(1) + 1  # the later equal maximum takes the gradient
+for op in ["cummax", "cummin"]:
+    f = getattr(torch, op)
+    case(op, [normal(3, 5)], first(op, "axis=1, reverse=false"), lambda x, f=f: f(x, 1).values)
+    case(f"{op}_reverse", [normal(4, 3)], first(op, "axis=0, reverse=true"),
+         lambda x, f=f: torch.flip(f(torch.flip(x, [0]), 0).values, [0]))
+case("cummax_ties", [cm_ties], first("cummax", "axis=1, reverse=false"), lambda x: torch.cummax(x, 1).values)
+case("sort", [normal(3, 5)], first("sort", "axis=1, descending=false"), lambda x: torch.sort(x, dim=1, stable=True).values)
+case("sort_descending", [normal(4, 3)], first("sort", "axis=0, descending=true"),
+     lambda x: torch.sort(x, dim=0, descending=True, stable=True).values)
+case("sort_ties", [cm_ties], first("sort", "axis=1, descending=true"),
+     lambda x: torch.sort(x, dim=1, descending=True, stable=True).values)
+case("rev", [normal(2, 3, 4)], one_op("rev", "dimensions=[0, 2]"), lambda x: torch.flip(x, [0, 2]))
+
+
 # ---- running ----
 GRAD_TOL = {F64: TOL[F64], F32: TOL[F32], F16: (1e-2, 1e-2)}
 

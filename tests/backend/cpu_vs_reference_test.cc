@@ -95,6 +95,18 @@ const std::vector<Case>& cases() {
        "  %3 = reduce_prod(%a) {axes=[0, 1]} : f32[]\n"
        "  %4 = argmax(%a) {axis=1, index_dtype=i64} : i64[4]\n"
        "  %5 = cumsum(%a) {axis=1, reverse=false} : f32[4,6]\n  return %0, %1, %2, %3, %4, %5\n}"},
+      {"sort_scan",
+       "func @main(%a: f32[4,6], %b: bool[4,6], %c: i32[3,5]) -> (f32[4,6], f32[4,6], i64[4,6], "
+       "i32[3,5], i64[3,5], i32[4], f32[4,6], f32[4,6], i64[4,6], bool[4], bool[6]) {\n"
+       "  %0 = cumprod(%a) {axis=1, reverse=false} : f32[4,6]\n"
+       "  %1:2 = cummax(%a) {axis=0, reverse=false} : (f32[4,6], i64[4,6])\n"
+       "  %2:2 = cummin(%c) {axis=1, reverse=true} : (i32[3,5], i64[3,5])\n"
+       "  %3 = argmin(%a) {axis=1, index_dtype=i32} : i32[4]\n"
+       "  %4 = rev(%a) {dimensions=[0, 1]} : f32[4,6]\n"
+       "  %5:2 = sort(%a) {axis=1, descending=true} : (f32[4,6], i64[4,6])\n"
+       "  %6 = reduce_and(%b) {axes=[1]} : bool[4]\n"
+       "  %7 = reduce_or(%b) {axes=[0]} : bool[6]\n"
+       "  return %0, %1#0, %1#1, %2#0, %2#1, %3, %4, %5#0, %5#1, %6, %7\n}"},
       {"reduce_blocks",  // middle and trailing blocks of axes, rows long enough to unroll
        "func @main(%a: f32[3,50,7]) -> (f32[3,7], f32[3], f32[50,7], f32[3,50]) {\n"
        "  %0 = reduce_sum(%a) {axes=[1]} : f32[3,7]\n"

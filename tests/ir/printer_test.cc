@@ -110,6 +110,20 @@ const std::vector<std::string>& op_programs() {
       "func @main(%arg0: i32[3]) -> (i32[3]) {\n"
       "  %0 = cumsum(%arg0) {axis=0, reverse=true} : i32[3]\n"
       "  return %0\n}\n",
+      "func @main(%arg0: f32[2,3]) -> (f32[2,3], f32[2,3], i64[2,3], f32[2,3], i64[2,3]) {\n"
+      "  %0 = cumprod(%arg0) {axis=1, reverse=false} : f32[2,3]\n"
+      "  %1:2 = cummax(%arg0) {axis=0, reverse=false} : (f32[2,3], i64[2,3])\n"
+      "  %2:2 = cummin(%arg0) {axis=1, reverse=true} : (f32[2,3], i64[2,3])\n"
+      "  return %0, %1#0, %1#1, %2#0, %2#1\n}\n",
+      "func @main(%arg0: f32[2,3]) -> (i32[2], f32[2,3], f32[2,3], i64[2,3]) {\n"
+      "  %0 = argmin(%arg0) {axis=1, index_dtype=i32} : i32[2]\n"
+      "  %1 = rev(%arg0) {dimensions=[0, 1]} : f32[2,3]\n"
+      "  %2:2 = sort(%arg0) {axis=1, descending=true} : (f32[2,3], i64[2,3])\n"
+      "  return %0, %1, %2#0, %2#1\n}\n",
+      "func @main(%arg0: bool[2,3]) -> (bool[2], bool[]) {\n"
+      "  %0 = reduce_and(%arg0) {axes=[1]} : bool[2]\n"
+      "  %1 = reduce_or(%arg0) {axes=[0, 1]} : bool[]\n"
+      "  return %0, %1\n}\n",
       "func @main(%arg0: i64[2]) -> (i32[4], i64[2], i32[4]) {\n"
       "  %0:2 = random_bits(%arg0) {shape=[4], dtype=i32} : (i32[4], i64[2])\n"
       "  %1 = add(%0#0, %0#0) : i32[4]\n"

@@ -289,6 +289,51 @@ TEST(ShapeRules, Cumsum) {
   expect_err<DTypeError>(OpCode::cumsum, {boolean({3})}, CumsumAttrs{0, false}, {"bool[3]"});
 }
 
+TEST(ShapeRules, CumulativeOps) {
+  EXPECT_EQ(infer(OpCode::cumprod, {i32({2, 3})}, CumsumAttrs{0, false}), types({i32({2, 3})}));
+  expect_err<DTypeError>(OpCode::cumprod, {boolean({3})}, CumsumAttrs{0, false}, {"bool[3]"});
+  for (OpCode op : {OpCode::cummax, OpCode::cummin}) {
+    EXPECT_EQ(infer(op, {f32({2, 3})}, CumsumAttrs{1, true}), types({f32({2, 3}), i64({2, 3})}));
+    EXPECT_EQ(infer(op, {boolean({0})}, CumsumAttrs{0, false}), types({boolean({0}), i64({0})}));
+    expect_err<ShapeError>(op, {f32({2, 3})}, CumsumAttrs{2, false}, {"f32[2,3]", "axis 2"});
+    expect_err<ShapeError>(op, {f32({})}, CumsumAttrs{0, false}, {"f32[]"});
+  }
+}
+
+TEST(ShapeRules, Argmin) {
+  EXPECT_EQ(infer(OpCode::argmin, {u8({2, 3, 4})}, ArgmaxAttrs{2, DType::i32}),
+            types({i32({2, 3})}));
+  expect_err<ShapeError>(OpCode::argmin, {f32({2, 0})}, ArgmaxAttrs{1, DType::i32},
+                         {"[argmin]", "f32[2,0]", "argmin needs"});
+  expect_err<DTypeError>(OpCode::argmin, {f32({3})}, ArgmaxAttrs{0, DType::u8},
+                         {"[argmin]", "f32[3]", "index_dtype"});
+}
+
+TEST(ShapeRules, Rev) {
+  EXPECT_EQ(infer(OpCode::rev, {f16t({2, 3, 4})}, RevAttrs{{2, 0}}), types({f16t({2, 3, 4})}));
+  EXPECT_EQ(infer(OpCode::rev, {boolean({})}, RevAttrs{{}}), types({boolean({})}));
+  expect_err<ShapeError>(OpCode::rev, {f32({2, 3})}, RevAttrs{{2}}, {"f32[2,3]", "out of range"});
+  expect_err<ShapeError>(OpCode::rev, {f32({2, 3})}, RevAttrs{{1, 1}}, {"f32[2,3]", "repeats"});
+}
+
+TEST(ShapeRules, Sort) {
+  EXPECT_EQ(infer(OpCode::sort, {bf16t({2, 3})}, SortAttrs{0, true}),
+            types({bf16t({2, 3}), i64({2, 3})}));
+  EXPECT_EQ(infer(OpCode::sort, {u8({0})}, SortAttrs{0, false}), types({u8({0}), i64({0})}));
+  expect_err<ShapeError>(OpCode::sort, {f32({2, 3})}, SortAttrs{-1, false}, {"f32[2,3]", "-1"});
+  expect_err<ShapeError>(OpCode::sort, {f32({})}, SortAttrs{0, false}, {"[sort]", "f32[]"});
+}
+
+TEST(ShapeRules, ReduceAndOr) {
+  for (OpCode op : {OpCode::reduce_and, OpCode::reduce_or}) {
+    EXPECT_EQ(infer(op, {boolean({2, 3, 4})}, ReduceAttrs{{2, 0}}), types({boolean({3})}));
+    EXPECT_EQ(infer(op, {boolean({2, 0})}, ReduceAttrs{{}}), types({boolean({2, 0})}));
+    expect_err<DTypeError>(op, {f32({2, 3})}, ReduceAttrs{{0}}, {"f32[2,3]", "bool"});
+    expect_err<ShapeError>(op, {boolean({2, 3})}, ReduceAttrs{{2}}, {"bool[2,3]", "out of range"});
+    expect_err<ShapeError>(op, {boolean({2, 3})}, ReduceAttrs{{0, 0}}, {"bool[2,3]", "repeats"});
+  }
+}
+
 TEST(ShapeRules, DotGeneral) {
   auto dg = [](IntList lb, IntList rb, IntList lc, IntList rc) {
     return DotGeneralAttrs{std::move(lb), std::move(rb), std::move(lc), std::move(rc)};

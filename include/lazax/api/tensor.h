@@ -15,6 +15,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -204,6 +205,19 @@ class Tensor {
   // of them, unspecified).
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
   Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, double value);
+  Tensor min(int64_t dim, bool keepdim = false) const;
+  Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor cumprod(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor flip(const std::vector<int64_t>& dims) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true) const;
 
   // Elementwise ops and activations as methods (torch::Tensor's names; the free functions
   // below say what each does).
@@ -565,6 +579,30 @@ Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
 // torch.nn.functional.dropout: zeroes entries with probability p (drawn from
 // default_generator()) and scales the rest by 1 / (1 - p); with train = false, a copy of x.
 Tensor dropout(const Tensor& x, double p = 0.5, bool train = true);
+Tensor max(const Tensor& x);  // torch.max(x): the maximum of every element (x not empty)
+Tensor min(const Tensor& x);  // torch.min(x): the minimum of every element (x not empty)
+Tensor min(const Tensor& x, int64_t dim, bool keepdim = false);  // values only
+Tensor argmin(const Tensor& x, int64_t dim, bool keepdim = false);
+// Whether every (any) element is non-zero: bool, or u8 for a u8 operand (as torch).
+Tensor all(const Tensor& x);
+Tensor all(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& x);
+Tensor any(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor cumprod(const Tensor& x, int64_t dim);
+// The running maximum (minimum) and the index where it was reached (the last of equal values,
+// the last NaN once one was seen: as torch).
+std::tuple<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+
+// ---- sorting ----
+// Always stable (torch.sort(stable=True)); NaN sorts as the largest value. Values and i64
+// indices.
+std::tuple<Tensor, Tensor> sort(const Tensor& x, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false);
+// The k largest (smallest) along dim, sorted; equal values in index order (torch leaves their
+// order unspecified).
+std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true);
+Tensor flip(const Tensor& x, const std::vector<int64_t>& dims);
 
 // ---- shape ops ----
 Tensor reshape(const Tensor& x, const std::vector<int64_t>& shape);  // one -1 allowed

@@ -191,6 +191,25 @@ struct CumsumAttrs {
     f("reverse", s.reverse);
   }
 };
+// rev(x): reverses x along each of `dimensions` (lax.rev).
+struct RevAttrs {
+  IntList dimensions;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("dimensions", s.dimensions);
+  }
+};
+// sort(x) -> (values, indices: i64): a stable sort along `axis` (lax.sort of (x, iota) with
+// num_keys=1); NaN sorts after +inf ascending, before it descending (as torch.sort).
+struct SortAttrs {
+  int64_t axis = 0;
+  bool descending = false;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+    f("descending", s.descending);
+  }
+};
 // random_bits(key: i64[2]) -> (bits: dtype[shape], next_key: i64[2]); see docs/IR.md.
 struct RandomBitsAttrs {
   Shape shape;
@@ -258,8 +277,8 @@ using Attrs =
     std::variant<NoAttrs, ParameterAttrs, ConstantAttrs, IotaAttrs, CompareAttrs, ConvertAttrs,
                  BroadcastInDimAttrs, ReshapeAttrs, TransposeAttrs, SliceAttrs, DynamicSliceAttrs,
                  ConcatenateAttrs, PadAttrs, ReduceAttrs, ArgmaxAttrs, DotGeneralAttrs, GatherAttrs,
-                 ScatterAttrs, CumsumAttrs, RandomBitsAttrs, CallAttrs, CondAttrs, WhileAttrs,
-                 ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs>;
+                 ScatterAttrs, CumsumAttrs, RevAttrs, SortAttrs, RandomBitsAttrs, CallAttrs,
+                 CondAttrs, WhileAttrs, ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs>;
 
 std::string_view compare_dir_name(CompareDir d);
 std::optional<CompareDir> compare_dir_from_name(std::string_view s);

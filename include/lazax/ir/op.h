@@ -84,6 +84,14 @@ enum OpFlags : uint32_t {
   X(gather, GatherAttrs, 2, 0, gather)                                                          \
   X(scatter_add, ScatterAttrs, 3, 0, scatter_add)                                               \
   X(cumsum, CumsumAttrs, 1, 0, cumsum)                                                          \
+  X(cumprod, CumsumAttrs, 1, 0, cumsum)                                                         \
+  X(cummax, CumsumAttrs, 1, 0, cummax)                                                          \
+  X(cummin, CumsumAttrs, 1, 0, cummax)                                                          \
+  X(argmin, ArgmaxAttrs, 1, 0, argmax)                                                          \
+  X(rev, RevAttrs, 1, kLayout | kRulesSkipOutputs, rev)                                         \
+  X(sort, SortAttrs, 1, 0, sort)                                                                \
+  X(reduce_and, ReduceAttrs, 1, kRulesSkipOutputs, reduce_bool)                                 \
+  X(reduce_or, ReduceAttrs, 1, kRulesSkipOutputs, reduce_bool)                                  \
   X(random_bits, RandomBitsAttrs, 1, 0, random_bits)                                            \
   X(call, CallAttrs, -1, kHasBodies, call)                                                      \
   X(cond, CondAttrs, -1, kHasBodies, cond)                                                      \

@@ -1,6 +1,8 @@
-// Reference kernels of the reductions, argmax and cumsum. Floating sums and products accumulate
-// in double and round once on store (the oracle should be the most accurate of the backends);
-// integer sums and products wrap; max/min propagate NaN. Semantics follow jax.lax.
+// Reference kernels of the reductions, argmax/argmin, the cumulative ops, rev and sort. Floating
+// sums and products accumulate in double and round once on store (the oracle should be the most
+// accurate of the backends); integer sums and products wrap; max/min propagate NaN. Semantics
+// follow jax.lax.
+#include <algorithm>
 #include <cmath>
 
 #include "common.h"
@@ -131,15 +133,17 @@ std::vector<Literal> kernel_reduce_prod(const Node& node, std::span<const Litera
   return reduce(node, in, ReduceKind::prod);
 }
 
-// Index of the first maximum along `axis` (the axis is removed). NaN counts as larger than
-// everything, so the first NaN wins (as jnp.argmax). An empty axis gives 0.
-std::vector<Literal> kernel_argmax(const Node& node, std::span<const Literal> in) {
+namespace {
+
+// Index of the first maximum (minimum with `min`) along `axis` (the axis is removed). NaN counts
+// as beyond everything, so the first NaN wins (as jnp.argmax/argmin and torch).
+std::vector<Literal> arg_extreme(const Node& node, std::span<const Literal> in, bool min) {
   const auto& a = node.attr<ArgmaxAttrs>();
   const Literal& x = in[0];
   Literal out = output(node);
   AxisSplit s = split_at(node, x.shape(), a.axis);
   require(out.numel() == s.outer * s.inner && out.dtype() == a.index_dtype, node,
-          "result type does not match the argmax");
+          "result type does not match the reduction");
   dispatch_dtype(x.dtype(), [&]<class T>() {
     const T* xs = x.data<T>();
     for (int64_t o = 0; o < s.outer; ++o) {
@@ -150,9 +154,9 @@ std::vector<Literal> kernel_argmax(const Node& node, std::span<const Literal> in
           auto v = load(xs[(o * s.n + j) * s.inner + i]);
           bool better;
           if constexpr (kIsFloat<T>)
-            better = !std::isnan(cur) && (std::isnan(v) || v > cur);
+            better = !std::isnan(cur) && (std::isnan(v) || (min ? v < cur : v > cur));
           else
-            better = v > cur;
+            better = min ? v < cur : v > cur;
           if (better) best = j;
         }
         dispatch_dtype(out.dtype(),
@@ -163,9 +167,9 @@ std::vector<Literal> kernel_argmax(const Node& node, std::span<const Literal> in
   return {out};
 }
 
-// Inclusive prefix sums along `axis` (from the end when `reverse`). Floats accumulate in
-// double and round each result once; integers wrap.
-std::vector<Literal> kernel_cumsum(const Node& node, std::span<const Literal> in) {
+// Inclusive prefix sums (products with `prod`) along `axis`, from the end when `reverse`.
+// Floats accumulate in double and round each result once; integers wrap.
+std::vector<Literal> scan_along(const Node& node, std::span<const Literal> in, bool prod) {
   const auto& a = node.attr<CumsumAttrs>();
   const Literal& x = in[0];
   Literal out = output(node);
@@ -176,17 +180,146 @@ std::vector<Literal> kernel_cumsum(const Node& node, std::span<const Literal> in
     T* y = out.data<T>();
     for (int64_t o = 0; o < s.outer; ++o) {
       for (int64_t i = 0; i < s.inner; ++i) {
-        acc_t<T> acc{0};
+        acc_t<T> acc = prod ? acc_t<T>{1} : acc_t<T>{0};
         for (int64_t step = 0; step < s.n; ++step) {
           int64_t j = a.reverse ? s.n - 1 - step : step;
           int64_t at = (o * s.n + j) * s.inner + i;
-          acc = wrap_add(acc, static_cast<acc_t<T>>(load(xs[at])));
+          auto v = static_cast<acc_t<T>>(load(xs[at]));
+          acc = prod ? wrap_mul(acc, v) : wrap_add(acc, v);
           y[at] = store_acc<T>(acc);
         }
       }
     }
   });
   return {out};
+}
+
+// The running maximum (minimum with `min`) along `axis` and the index where it was reached, as
+// torch.cummax: a later equal element takes over the index, and a NaN sticks (each later NaN
+// takes over the index).
+std::vector<Literal> running_extreme(const Node& node, std::span<const Literal> in, bool min) {
+  const auto& a = node.attr<CumsumAttrs>();
+  const Literal& x = in[0];
+  Literal values = output(node, 0), indices = output(node, 1);
+  require(values.type == x.type && indices.dtype() == DType::i64, node,
+          "result types do not match the operand");
+  AxisSplit s = split_at(node, x.shape(), a.axis);
+  int64_t* idx = indices.data<int64_t>();
+  dispatch_dtype(x.dtype(), [&]<class T>() {
+    const T* xs = x.data<T>();
+    T* y = values.data<T>();
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        int64_t best = 0;
+        for (int64_t step = 0; step < s.n; ++step) {
+          int64_t j = a.reverse ? s.n - 1 - step : step;
+          int64_t at = (o * s.n + j) * s.inner + i;
+          auto v = load(xs[at]);
+          auto cur = load(xs[(o * s.n + best) * s.inner + i]);
+          bool take = step == 0;
+          if constexpr (kIsFloat<T>)
+            take = take || std::isnan(v) || (!std::isnan(cur) && (min ? v <= cur : v >= cur));
+          else
+            take = take || (min ? v <= cur : v >= cur);
+          if (take) best = j;
+          y[at] = xs[(o * s.n + best) * s.inner + i];
+          idx[at] = best;
+        }
+      }
+    }
+  });
+  return {values, indices};
+}
+
+}  // namespace
+
+std::vector<Literal> kernel_argmax(const Node& node, std::span<const Literal> in) {
+  return arg_extreme(node, in, false);
+}
+std::vector<Literal> kernel_argmin(const Node& node, std::span<const Literal> in) {
+  return arg_extreme(node, in, true);
+}
+std::vector<Literal> kernel_cumsum(const Node& node, std::span<const Literal> in) {
+  return scan_along(node, in, false);
+}
+std::vector<Literal> kernel_cumprod(const Node& node, std::span<const Literal> in) {
+  return scan_along(node, in, true);
+}
+std::vector<Literal> kernel_cummax(const Node& node, std::span<const Literal> in) {
+  return running_extreme(node, in, false);
+}
+std::vector<Literal> kernel_cummin(const Node& node, std::span<const Literal> in) {
+  return running_extreme(node, in, true);
+}
+
+// Bool operands only (the shape rule): and is the minimum, or the maximum.
+std::vector<Literal> kernel_reduce_and(const Node& node, std::span<const Literal> in) {
+  return reduce(node, in, ReduceKind::min);
+}
+std::vector<Literal> kernel_reduce_or(const Node& node, std::span<const Literal> in) {
+  return reduce(node, in, ReduceKind::max);
+}
+
+// x reversed along each of the dimensions.
+std::vector<Literal> kernel_rev(const Node& node, std::span<const Literal> in) {
+  const Literal& x = in[0];
+  Literal out = output(node);
+  require(out.type == x.type, node, "result type differs from the operand's");
+  std::vector<bool> flip(x.shape().rank(), false);
+  for (int64_t d : node.attr<RevAttrs>().dimensions) {
+    require(d >= 0 && u(d) < flip.size(), node, "dimension out of range");
+    flip[u(d)] = true;
+  }
+  Dims strides = x.shape().strides();
+  for_each_index(x.shape(), [&](const Dims& idx, int64_t i) {
+    int64_t from = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      from += (flip[d] ? x.shape()[d] - 1 - idx[d] : idx[d]) * strides[d];
+    copy_element(out, i, x, from);
+  });
+  return {out};
+}
+
+// A stable sort along `axis`, with the original indices. NaN is above +inf (torch.sort): last
+// ascending, first descending; equal elements (-0 and +0 included) keep their order.
+std::vector<Literal> kernel_sort(const Node& node, std::span<const Literal> in) {
+  const auto& a = node.attr<SortAttrs>();
+  const Literal& x = in[0];
+  Literal values = output(node, 0), indices = output(node, 1);
+  require(values.type == x.type && indices.dtype() == DType::i64, node,
+          "result types do not match the operand");
+  AxisSplit s = split_at(node, x.shape(), a.axis);
+  int64_t* idx = indices.data<int64_t>();
+  dispatch_dtype(x.dtype(), [&]<class T>() {
+    const T* xs = x.data<T>();
+    T* y = values.data<T>();
+    using C = compute_t<T>;
+    auto less = [](C p, C q) {
+      if constexpr (kIsFloat<T>)
+        return !std::isnan(p) && (std::isnan(q) || p < q);
+      else
+        return p < q;
+    };
+    std::vector<int64_t> order(u(s.n));
+    std::vector<C> line(u(s.n));
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        for (int64_t j = 0; j < s.n; ++j) {
+          order[u(j)] = j;
+          line[u(j)] = load(xs[(o * s.n + j) * s.inner + i]);
+        }
+        std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+          return a.descending ? less(line[u(q)], line[u(p)]) : less(line[u(p)], line[u(q)]);
+        });
+        for (int64_t j = 0; j < s.n; ++j) {
+          int64_t at = (o * s.n + j) * s.inner + i;
+          y[at] = xs[(o * s.n + order[u(j)]) * s.inner + i];
+          idx[at] = order[u(j)];
+        }
+      }
+    }
+  });
+  return {values, indices};
 }
 
 }  // namespace lazax::interp

@@ -1,4 +1,5 @@
-// Shape rules of reductions (reduce_*, argmax, cumsum) and dot_general (lax semantics).
+// Shape rules of reductions (reduce_*, argmax/argmin, cumsum/cumprod/cummax/cummin), rev, sort
+// and dot_general (lax semantics).
 #include "common.h"
 
 namespace lazax::shape_rules {
@@ -36,8 +37,8 @@ void argmax(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
                        x.str() + ")");
   }
   if (x.shape[static_cast<size_t>(a.axis)] < 1) {
-    shape_fail(op, "axis " + num(a.axis) + " of " + x.str() +
-                       " is empty; argmax needs at least one element to pick");
+    shape_fail(op, "axis " + num(a.axis) + " of " + x.str() + " is empty; " +
+                       std::string(op_name(op)) + " needs at least one element to pick");
   }
   Shape s;
   for (size_t i = 0; i < x.shape.rank(); ++i) {
@@ -56,6 +57,48 @@ void cumsum(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
                        "; convert to an integer dtype first");
   }
   out = {x};
+}
+
+// cummax/cummin: the running extreme and the index (i64) where it was reached.
+void cummax(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+            std::vector<TensorType>& out) {
+  const auto& a = std::get<CumsumAttrs>(attrs);
+  const TensorType& x = in[0];
+  check_axis(op, a.axis, x, "axis");
+  out = {x, TensorType{DType::i64, x.shape}};
+}
+
+void rev(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+         std::vector<TensorType>& out) {
+  const auto& a = std::get<RevAttrs>(attrs);
+  const TensorType& x = in[0];
+  check_axes(op, a.dimensions, rank_of(x), "dimensions", [&] { return x.str(); });
+  out = {x};
+}
+
+void sort(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+          std::vector<TensorType>& out) {
+  const auto& a = std::get<SortAttrs>(attrs);
+  const TensorType& x = in[0];
+  check_axis(op, a.axis, x, "axis");
+  out = {x, TensorType{DType::i64, x.shape}};
+}
+
+// reduce_and/reduce_or: bool operands only (reduce_max/min take the other dtypes).
+void reduce_bool(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
+                 std::vector<TensorType>& out) {
+  const TensorType& x = in[0];
+  if (x.dtype != DType::boolean) {
+    dtype_fail(op, "needs a bool operand, got " + x.str() +
+                       "; compare first (e.g. ne against 0), or use reduce_max/reduce_min");
+  }
+  const auto& a = std::get<ReduceAttrs>(attrs);
+  check_axes(op, a.axes, rank_of(x), "axes", [&] { return x.str(); });
+  Shape s;
+  for (size_t i = 0; i < x.shape.rank(); ++i) {
+    if (!contains(a.axes, static_cast<int64_t>(i))) s.dims().push_back(x.shape[i]);
+  }
+  out = {TensorType{x.dtype, s}};
 }
 
 void dot_general(OpCode op, std::span<const TensorType> in, const Attrs& attrs,

@@ -103,6 +103,25 @@ TORCH.update({
     "max": lambda t, a: torch.max(t[0], a["dim"], a.get("keepdim", False)).values,
     "argmax": lambda t, a: torch.argmax(t[0], a["dim"], a.get("keepdim", False)),
     "cumsum": lambda t, a: torch.cumsum(t[0], a["dim"]),
+    "max_all": lambda t, a: torch.max(t[0]),
+    "min_all": lambda t, a: torch.min(t[0]),
+    "min": lambda t, a: torch.min(t[0], a["dim"], a.get("keepdim", False)).values,
+    "argmin": lambda t, a: torch.argmin(t[0], a["dim"], a.get("keepdim", False)),
+    "all": lambda t, a: torch.all(t[0]),
+    "any": lambda t, a: torch.any(t[0]),
+    "all_dim": lambda t, a: torch.all(t[0], a["dim"], a.get("keepdim", False)),
+    "any_dim": lambda t, a: torch.any(t[0], a["dim"], a.get("keepdim", False)),
+    "cumprod": lambda t, a: torch.cumprod(t[0], a["dim"]),
+    "cummax": lambda t, a: torch.cummax(t[0], a["dim"]).values,
+    "cummax_indices": lambda t, a: torch.cummax(t[0], a["dim"]).indices,
+    "cummin": lambda t, a: torch.cummin(t[0], a["dim"]).values,
+    "cummin_indices": lambda t, a: torch.cummin(t[0], a["dim"]).indices,
+    "sort": lambda t, a: torch.sort(t[0], dim=a["dim"], descending=a["descending"], stable=True).values,
+    "sort_indices": lambda t, a: torch.sort(t[0], dim=a["dim"], descending=a["descending"], stable=True).indices,
+    "argsort": lambda t, a: torch.sort(t[0], dim=a["dim"], descending=a["descending"], stable=True).indices,
+    "topk": lambda t, a: torch.topk(t[0], a["k"], a["dim"], a["largest"]).values,
+    "topk_indices": lambda t, a: torch.topk(t[0], a["k"], a["dim"], a["largest"]).indices,
+    "flip": lambda t, a: torch.flip(t[0], a["dims"]),
     "reshape": lambda t, a: torch.reshape(t[0], a["shape"]),
     "transpose": lambda t, a: torch.transpose(t[0], a["dim0"], a["dim1"]),
     "permute": lambda t, a: torch.permute(t[0], a["dims"]),
@@ -215,6 +234,114 @@ def reduction_cases(rng):
                            grad=dt in ("f64", "f32")))
     cs.append(case("cumsum_0d", "cumsum", [make(rng, "f32", ())], {"dim": 0}))
     cs.append(case("cumsum_empty", "cumsum", [make(rng, "bool", (2, 0))], {"dim": 1}))
+    return cs
+
+
+def sort_scan_cases(rng):
+    """min/argmin, all/any, cumprod/cummax/cummin, sort/argsort/topk and flip."""
+    cs = []
+    nan_rows = to_dtype("f32", [[1, np.nan, 3, -np.inf], [np.nan, 2, np.nan, 0.0], [-0.0, 0.0, 1, 1]])
+    ties = to_dtype("f64", [[1, 3, 3, 2, 1], [2, 2, 2, 2, 2], [5, -1, 5, -1, 0]])
+    for op in ["min", "argmin"]:
+        for dt in ALL:
+            for dim in ([0, 1, -1] if dt == "f32" else [1]):
+                cs.append(case(f"{op}_{dt}_{dim}", op, [make(rng, dt, (3, 4))], {"dim": dim}, grad=dt == "f64",
+                               extension="argmin of bool: the first false" if dt == "bool" and op == "argmin"
+                               else ""))
+        cs.append(case(f"{op}_keepdim", op, [make(rng, "f32", (3, 4))], {"dim": 0, "keepdim": True}))
+        cs.append(case(f"{op}_0d", op, [make(rng, "f32", ())], {"dim": -1}))
+        cs.append(case(f"{op}_empty", op, [make(rng, "f32", (0, 3))], {"dim": 0}))
+        cs.append(case(f"{op}_bad_dim", op, [make(rng, "f32", (2, 3))], {"dim": 2}))
+        cs.append(case(f"{op}_ties", op, [ties], {"dim": 1}))  # torch picks one of the ties
+        cs.append(case(f"{op}_nan", op, [nan_rows], {"dim": 1}))
+    for op in ["max_all", "min_all"]:
+        for dt in ALL:
+            cs.append(case(f"{op}_{dt}", op, [make(rng, dt, (3, 4))], grad=dt == "f64"))
+        cs.append(case(f"{op}_0d", op, [make(rng, "f64", ())], grad=True))
+        cs.append(case(f"{op}_nan", op, [nan_rows]))
+        cs.append(case(f"{op}_ties", op, [ties], grad=True))
+        cs.append(case(f"{op}_empty", op, [make(rng, "f32", (0, 3))]))
+    for op in ["all", "any"]:
+        for dt in ALL:
+            x = make(rng, dt, (3, 4))
+            if dt != "bool":  # some zeros, and one row without any
+                x = (dt, np.where(np.arange(12).reshape(3, 4) % 3 == 0, 0, x[1]).astype(x[1].dtype))
+            cs.append(case(f"{op}_{dt}", op, [x]))
+            cs.append(case(f"{op}_dim_{dt}", f"{op}_dim", [x], {"dim": 1}))
+        ones_row = to_dtype("bool", [[True, True, True], [False, True, False], [False, False, False]])
+        for dim in [0, -1]:
+            cs.append(case(f"{op}_dim_rows_{dim}", f"{op}_dim", [ones_row], {"dim": dim, "keepdim": dim == 0}))
+        cs.append(case(f"{op}_specials", op, [to_dtype("f32", [np.nan, -0.0, 0.0])]))
+        cs.append(case(f"{op}_dim_specials", f"{op}_dim", [to_dtype("f32", [[np.nan, 1.0], [-0.0, 0.0]])],
+                       {"dim": 1}))
+        cs.append(case(f"{op}_0d", op, [to_dtype("f32", 0.0)]))
+        cs.append(case(f"{op}_dim_0d", f"{op}_dim", [to_dtype("i32", 3)], {"dim": 0}))
+        cs.append(case(f"{op}_empty", op, [make(rng, "f32", (0, 3))]))
+        cs.append(case(f"{op}_dim_empty", f"{op}_dim", [make(rng, "bool", (0, 3))], {"dim": 0}))
+        cs.append(case(f"{op}_dim_bad", f"{op}_dim", [make(rng, "bool", (2, 3))], {"dim": 2}))
+    for dt in ALL:
+        for dim in [0, 1, -1]:
+            cs.append(case(f"cumprod_{dt}_{dim}", "cumprod", [make(rng, dt, (3, 4), "unit")], {"dim": dim},
+                           grad=dt in ("f64", "f32")))
+    zeros = to_dtype("f64", [[2, 0, 3, 4], [0, 5, 2, 1], [3, 0, 2, 0], [1, 2, 3, 4]])
+    for dim in [0, 1]:
+        cs.append(case(f"cumprod_zeros_{dim}", "cumprod", [zeros], {"dim": dim}, grad=True))
+    cs.append(case("cumprod_specials", "cumprod", [to_dtype("f32", [[2, np.nan, 1], [-1, 0, np.inf]])],
+                   {"dim": 1}))
+    cs.append(case("cumprod_i32_wraps", "cumprod", [to_dtype("i32", [65536, 65536, 3])], {"dim": 0}))
+    cs.append(case("cumprod_0d", "cumprod", [make(rng, "f64", ())], {"dim": 0}, grad=True))
+    cs.append(case("cumprod_empty", "cumprod", [make(rng, "f32", (2, 0))], {"dim": 1}))
+    cs.append(case("cumprod_bad_dim", "cumprod", [make(rng, "f32", (2, 3))], {"dim": -3}))
+    for op in ["cummax", "cummin"]:
+        for kind in [op, f"{op}_indices"]:
+            for dt in ALL:
+                for dim in ([0, 1, -1] if dt == "f32" else [1]):
+                    cs.append(case(f"{kind}_{dt}_{dim}", kind, [make(rng, dt, (3, 5))], {"dim": dim},
+                                   grad=dt in ("f64", "f32") and kind == op))
+            cs.append(case(f"{kind}_ties", kind, [ties], {"dim": 1}, grad=kind == op))
+            cs.append(case(f"{kind}_nan", kind, [nan_rows], {"dim": 1}))
+            cs.append(case(f"{kind}_0d", kind, [make(rng, "f64", ())], {"dim": 0}, grad=kind == op))
+            cs.append(case(f"{kind}_empty", kind, [make(rng, "f32", (0, 3))], {"dim": 0}))
+            cs.append(case(f"{kind}_bad_dim", kind, [make(rng, "f32", (2, 3))], {"dim": 2}))
+    for kind in ["sort", "sort_indices", "argsort"]:
+        for dt in ALL:
+            for dim, desc in ([(0, False), (1, True), (-1, False)] if dt == "f32" else [(1, False), (0, True)]):
+                cs.append(case(f"{kind}_{dt}_{dim}_{desc}", kind, [make(rng, dt, (4, 5))],
+                               {"dim": dim, "descending": desc}, grad=dt in ("f64", "f32") and kind == "sort"))
+        for desc in [False, True]:
+            cs.append(case(f"{kind}_ties_{desc}", kind, [ties], {"dim": 1, "descending": desc},
+                           grad=kind == "sort"))
+            cs.append(case(f"{kind}_nan_{desc}", kind, [nan_rows], {"dim": 1, "descending": desc}))
+            cs.append(case(f"{kind}_specials_{desc}", kind, [to_dtype("f32", SPECIALS)],
+                           {"dim": 0, "descending": desc}))
+        cs.append(case(f"{kind}_0d", kind, [make(rng, "f64", ())], {"dim": -1, "descending": False},
+                       grad=kind == "sort"))
+        cs.append(case(f"{kind}_empty", kind, [make(rng, "f32", (2, 0))], {"dim": 1, "descending": True}))
+        cs.append(case(f"{kind}_bad_dim", kind, [make(rng, "f32", (2, 3))], {"dim": 2, "descending": False}))
+    for kind in ["topk", "topk_indices"]:
+        for dt in FLOATS + INTS:
+            for k, dim, largest in [(2, 1, True), (3, 0, False), (5, -1, True)]:
+                if kind == "topk_indices" and dt in INTS:
+                    continue  # equal values: torch leaves the order of their indices unspecified
+                cs.append(case(f"{kind}_{dt}_{k}_{dim}_{largest}", kind, [make(rng, dt, (4, 5))],
+                               {"k": k, "dim": dim, "largest": largest}, grad=dt in ("f64", "f32") and kind == "topk"))
+        cs.append(case(f"{kind}_k0", kind, [make(rng, "f32", (3, 4))], {"k": 0, "dim": 1, "largest": True}))
+        one_nan = to_dtype("f32", [[1, np.nan, 3, -np.inf], [0.5, 2, np.nan, 0], [-0.5, 0.25, 1, 2]])
+        cs.append(case(f"{kind}_nan", kind, [one_nan], {"k": 2, "dim": 1, "largest": True}))
+        cs.append(case(f"{kind}_nan_smallest", kind, [one_nan], {"k": 2, "dim": 1, "largest": False}))
+        cs.append(case(f"{kind}_0d", kind, [make(rng, "f64", ())], {"k": 1, "dim": 0, "largest": True},
+                       grad=kind == "topk"))
+        cs.append(case(f"{kind}_k_too_big", kind, [make(rng, "f32", (3, 4))], {"k": 5, "dim": 1, "largest": True}))
+        cs.append(case(f"{kind}_k_negative", kind, [make(rng, "f32", (3, 4))],
+                       {"k": -1, "dim": 1, "largest": True}))
+    for dt in ALL:
+        for dims in ([[0], [1], [-1, 0], [], [2, 0, 1]] if dt == "f32" else [[0, 2]]):
+            cs.append(case(f"flip_{dt}_{'_'.join(map(str, dims))}", "flip", [make(rng, dt, (2, 3, 4))],
+                           {"dims": dims}, grad=dt in ("f64", "f32")))
+    cs.append(case("flip_0d", "flip", [make(rng, "f64", ())], {"dims": [0]}, grad=True))
+    cs.append(case("flip_empty", "flip", [make(rng, "f32", (0, 3))], {"dims": [0, 1]}))
+    cs.append(case("flip_dup_dims", "flip", [make(rng, "f32", (2, 3))], {"dims": [0, -2]}))
+    cs.append(case("flip_bad_dim", "flip", [make(rng, "f32", (2, 3))], {"dims": [2]}))
     return cs
 
 
@@ -383,5 +510,6 @@ def autograd_sync_cases(rng):
 
 
 def more_cases(rng):
-    return (reading_and_inplace_cases(rng) + reduction_cases(rng) + shape_cases(rng) + nn_cases(rng) +
+    return (reading_and_inplace_cases(rng) + reduction_cases(rng) + sort_scan_cases(rng) + shape_cases(rng) +
+            nn_cases(rng) +
             factory_random_cases(rng) + autograd_sync_cases(rng))

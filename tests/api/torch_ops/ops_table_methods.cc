@@ -54,6 +54,41 @@ void add_method_rows(std::vector<OpRow>& r) {
   r.push_back({"Tensor::cumsum", {"Tensor::cumsum(int64_t) const"}, [](Call& c) {
                  return c.x(0).cumsum(c.i("dim"));
                }});
+  r.push_back({"Tensor::min", {"Tensor::min(int64_t,bool) const"}, [](Call& c) {
+                 return c.x(0).min(c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"Tensor::argmin", {"Tensor::argmin(int64_t,bool) const"}, [](Call& c) {
+                 return c.x(0).argmin(c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"Tensor::all", {"Tensor::all() const"}, [](Call& c) { return c.x(0).all(); }});
+  r.push_back({"Tensor::any", {"Tensor::any() const"}, [](Call& c) { return c.x(0).any(); }});
+  r.push_back({"Tensor::all_dim", {"Tensor::all(int64_t,bool) const"}, [](Call& c) {
+                 return c.x(0).all(c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"Tensor::any_dim", {"Tensor::any(int64_t,bool) const"}, [](Call& c) {
+                 return c.x(0).any(c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"Tensor::cumprod", {"Tensor::cumprod(int64_t) const"}, [](Call& c) {
+                 return c.x(0).cumprod(c.i("dim"));
+               }});
+  r.push_back({"Tensor::cummax", {"Tensor::cummax(int64_t) const"}, [](Call& c) {
+                 return std::get<1>(c.x(0).cummax(c.i("dim")));
+               }});
+  r.push_back({"Tensor::cummin", {"Tensor::cummin(int64_t) const"}, [](Call& c) {
+                 return std::get<0>(c.x(0).cummin(c.i("dim")));
+               }});
+  r.push_back({"Tensor::flip", {"Tensor::flip(const std::vector<int64_t>&) const"}, [](Call& c) {
+                 return c.x(0).flip(c.ints("dims"));
+               }});
+  r.push_back({"Tensor::sort", {"Tensor::sort(int64_t,bool) const"}, [](Call& c) {
+                 return std::get<0>(c.x(0).sort(c.i("dim"), c.b("descending", false)));
+               }});
+  r.push_back({"Tensor::argsort", {"Tensor::argsort(int64_t,bool) const"}, [](Call& c) {
+                 return c.x(0).argsort(c.i("dim"), c.b("descending", false));
+               }});
+  r.push_back({"Tensor::topk", {"Tensor::topk(int64_t,int64_t,bool) const"}, [](Call& c) {
+                 return std::get<1>(c.x(0).topk(c.i("k"), c.i("dim"), c.b("largest", true)));
+               }});
   r.push_back({"Tensor::pow", {"Tensor::pow(const Tensor&) const"}, [](Call& c) {
                  return c.x(0).pow(c.x(1));
                }});

@@ -181,6 +181,57 @@ void add_function_rows(std::vector<OpRow>& r) {
   r.push_back({"cumsum", {"cumsum(const Tensor&,int64_t)"}, [](Call& c) {
                  return cumsum(c.x(0), c.i("dim"));
                }});
+  r.push_back({"max_all", {"max(const Tensor&)"}, [](Call& c) { return max(c.x(0)); }});
+  r.push_back({"min_all", {"min(const Tensor&)"}, [](Call& c) { return min(c.x(0)); }});
+  r.push_back({"min", {"min(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return min(c.x(0), c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"argmin", {"argmin(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return argmin(c.x(0), c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"all", {"all(const Tensor&)"}, [](Call& c) { return all(c.x(0)); }});
+  r.push_back({"any", {"any(const Tensor&)"}, [](Call& c) { return any(c.x(0)); }});
+  r.push_back({"all_dim", {"all(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return all(c.x(0), c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"any_dim", {"any(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return any(c.x(0), c.i("dim"), c.b("keepdim", false));
+               }});
+  r.push_back({"cumprod", {"cumprod(const Tensor&,int64_t)"}, [](Call& c) {
+                 return cumprod(c.x(0), c.i("dim"));
+               }});
+  r.push_back({"cummax", {"cummax(const Tensor&,int64_t)"}, [](Call& c) {
+                 return std::get<0>(cummax(c.x(0), c.i("dim")));
+               }});
+  r.push_back({"cummax_indices", {"cummax(const Tensor&,int64_t)"}, [](Call& c) {
+                 return std::get<1>(cummax(c.x(0), c.i("dim")));
+               }});
+  r.push_back({"cummin", {"cummin(const Tensor&,int64_t)"}, [](Call& c) {
+                 return std::get<0>(cummin(c.x(0), c.i("dim")));
+               }});
+  r.push_back({"cummin_indices", {"cummin(const Tensor&,int64_t)"}, [](Call& c) {
+                 return std::get<1>(cummin(c.x(0), c.i("dim")));
+               }});
+
+  // ---- sorting ----
+  r.push_back({"sort", {"sort(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return std::get<0>(sort(c.x(0), c.i("dim"), c.b("descending", false)));
+               }});
+  r.push_back({"sort_indices", {"sort(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return std::get<1>(sort(c.x(0), c.i("dim"), c.b("descending", false)));
+               }});
+  r.push_back({"argsort", {"argsort(const Tensor&,int64_t,bool)"}, [](Call& c) {
+                 return argsort(c.x(0), c.i("dim"), c.b("descending", false));
+               }});
+  r.push_back({"topk", {"topk(const Tensor&,int64_t,int64_t,bool)"}, [](Call& c) {
+                 return std::get<0>(topk(c.x(0), c.i("k"), c.i("dim"), c.b("largest", true)));
+               }});
+  r.push_back({"topk_indices", {"topk(const Tensor&,int64_t,int64_t,bool)"}, [](Call& c) {
+                 return std::get<1>(topk(c.x(0), c.i("k"), c.i("dim"), c.b("largest", true)));
+               }});
+  r.push_back({"flip", {"flip(const Tensor&,const std::vector<int64_t>&)"}, [](Call& c) {
+                 return flip(c.x(0), c.ints("dims"));
+               }});
 
   // ---- shape functions ----
   r.push_back({"reshape", {"reshape(const Tensor&,const std::vector<int64_t>&)"}, [](Call& c) {
