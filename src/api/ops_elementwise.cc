@@ -1,5 +1,6 @@
 // Elementwise ops with NumPy/PyTorch broadcasting and type promotion, written with primitives.
 #include <cmath>
+#include <limits>
 
 #include "lazax/api/tensor_impl.h"
 
@@ -248,25 +249,90 @@ Tensor square(const Tensor& a) {
   Tensor x = a.defined() && a.dtype() == DType::boolean ? a.to(DType::i64) : a;  // PyTorch: i64
   return x * x;
 }
-// x kept on one side of a bound b: b where x is beyond it, x where x is within (ties included:
-// the gradient is 1 there, as PyTorch's clamp), and x detached where neither holds
-// (NaN: its value stays, its gradient is 0, as PyTorch's).
-Tensor bounded(const Tensor& x, const Tensor& b, bool lower) {
-  Tensor within = lower ? ge(x, b) : le(x, b);
-  Tensor beyond = lower ? lt(x, b) : gt(x, b);
-  return where(within, x, where(beyond, b, x.detach()));
-}
-
-// As PyTorch: min(max(x, lo), hi) (so hi wins when lo > hi) and NaN stays NaN. Integer tensors
-// become f32, since the bounds are floating scalars.
+// One clamp primitive, the missing bound at -inf or +inf (same values and gradients as the
+// single-sided max or min: the gradient flows where x is within, ties included, as PyTorch).
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi) {
   if (!lo && !hi)
     throw ValueError("[clamp] needs a min or a max (or both), got neither (tensor " + a.type_str() +
                      ")");
-  Tensor r = a;
-  if (lo) r = bounded(r, weak_scalar(r, *lo), true);
-  if (hi) r = bounded(r, weak_scalar(r, *hi), false);
-  return r;
+  const DType t = is_floating(a.dtype()) ? a.dtype() : DType::f32;
+  Tensor x = a.dtype() == t ? a : a.to(t);
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor l = host_scalar(lo ? *lo : -inf, t);
+  Tensor h = host_scalar(hi ? *hi : inf, t);
+  return record_op(OpCode::clamp, {&l, &x, &h});
+}
+
+Tensor ceil(const Tensor& a) {
+  reject_bool(a, "ceil");
+  return is_floating(a.dtype()) ? unary(OpCode::ceil, a) : same_value(a);
+}
+Tensor erfinv(const Tensor& a) { return unary_float(OpCode::erf_inv, a); }
+Tensor exp2(const Tensor& a) { return unary_float(OpCode::exp2, a); }
+Tensor tan(const Tensor& a) { return unary_float(OpCode::tan, a); }
+Tensor isfinite(const Tensor& a) {
+  if (is_floating(a.dtype())) return unary(OpCode::is_finite, a);
+  return eq(a, a);  // integers and bool: always true
+}
+
+namespace {
+// The dtype two operands promote to, checked before anything is recorded.
+DType checked_result_type(const Tensor& a, const Tensor& b, const char* op, bool allow_float,
+                          bool allow_bool) {
+  DType t = result_type(a, b);
+  if ((!allow_float && is_floating(t)) || (!allow_bool && t == DType::boolean)) {
+    const char* want = allow_float  ? "integer or floating"
+                       : allow_bool ? "integer or bool"
+                                    : "integer";
+    throw DTypeError(std::string("[") + op + "] needs " + want + " tensors, got " + a.type_str() +
+                     " and " + b.type_str() + " (as PyTorch); convert first, e.g. x.to(DType::" +
+                     (allow_float ? "f32" : "i64") + ")");
+  }
+  return t;
+}
+Tensor binary_checked(OpCode code, const Tensor& a, const Tensor& b, const char* op,
+                      bool allow_float, bool allow_bool) {
+  checked_result_type(a, b, op, allow_float, allow_bool);
+  auto [x, y] = align(a, b, op);
+  return record_op(code, {&x, &y});
+}
+}  // namespace
+
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  return binary_checked(OpCode::rem, a, b, "fmod", true, false);
+}
+// Python's modulo: r = fmod(a, b), then r + b where r is nonzero with a sign other than b's.
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  checked_result_type(a, b, "remainder", true, false);
+  auto [x, y] = align(a, b, "remainder");
+  Tensor r = record_op(OpCode::rem, {&x, &y});
+  Tensor zero = host_scalar(0.0, r.dtype());
+  Tensor fix = bitwise_and(ne(r, zero), ne(lt(r, zero), lt(y, zero)));
+  return where(fix, r + y, r);
+}
+Tensor bitwise_and(const Tensor& a, const Tensor& b) {
+  return binary_checked(OpCode::and_, a, b, "bitwise_and", false, true);
+}
+Tensor bitwise_or(const Tensor& a, const Tensor& b) {
+  return binary_checked(OpCode::or_, a, b, "bitwise_or", false, true);
+}
+Tensor bitwise_xor(const Tensor& a, const Tensor& b) {
+  return binary_checked(OpCode::xor_, a, b, "bitwise_xor", false, true);
+}
+Tensor bitwise_not(const Tensor& a) {
+  if (is_floating(a.dtype()))
+    throw DTypeError("[bitwise_not] needs an integer or bool tensor, got " + a.type_str() +
+                     " (as PyTorch); convert first, e.g. x.to(DType::i64)");
+  return unary(OpCode::not_, a);
+}
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b) {
+  return binary_checked(OpCode::shift_left, a, b, "bitwise_left_shift", false, false);
+}
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b) {
+  DType t = checked_result_type(a, b, "bitwise_right_shift", false, false);
+  return binary_checked(
+      is_signed_integer(t) ? OpCode::shift_right_arithmetic : OpCode::shift_right_logical, a, b,
+      "bitwise_right_shift", false, false);
 }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return compare(CompareDir::eq, a, b); }

@@ -48,6 +48,23 @@ Tensor Tensor::sigmoid() const { return lazax::sigmoid(*this); }
 Tensor Tensor::erf() const { return lazax::erf(*this); }
 Tensor Tensor::floor() const { return lazax::floor(*this); }
 Tensor Tensor::round() const { return lazax::round(*this); }
+Tensor Tensor::ceil() const { return lazax::ceil(*this); }
+Tensor Tensor::erfinv() const { return lazax::erfinv(*this); }
+Tensor Tensor::exp2() const { return lazax::exp2(*this); }
+Tensor Tensor::tan() const { return lazax::tan(*this); }
+Tensor Tensor::isfinite() const { return lazax::isfinite(*this); }
+Tensor Tensor::bitwise_not() const { return lazax::bitwise_not(*this); }
+Tensor Tensor::fmod(const Tensor& o) const { return lazax::fmod(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return lazax::remainder(*this, o); }
+Tensor Tensor::bitwise_and(const Tensor& o) const { return lazax::bitwise_and(*this, o); }
+Tensor Tensor::bitwise_or(const Tensor& o) const { return lazax::bitwise_or(*this, o); }
+Tensor Tensor::bitwise_xor(const Tensor& o) const { return lazax::bitwise_xor(*this, o); }
+Tensor Tensor::bitwise_left_shift(const Tensor& o) const {
+  return lazax::bitwise_left_shift(*this, o);
+}
+Tensor Tensor::bitwise_right_shift(const Tensor& o) const {
+  return lazax::bitwise_right_shift(*this, o);
+}
 Tensor Tensor::relu() const { return lazax::relu(*this); }
 Tensor Tensor::gelu(bool tanh_approximation) const {
   return lazax::gelu(*this, tanh_approximation);

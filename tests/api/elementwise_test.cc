@@ -142,3 +142,24 @@ TEST(Elementwise, RoundIsHalfToEvenAndClampKeepsPyTorchsOrder) {
             (std::vector<double>{0, 5}));
   expect_error<ValueError>([&] { (void)clamp(x, std::nullopt, std::nullopt); }, {"[clamp]"});
 }
+
+// fmod/remainder take no bool; the bitwise ops no floats; the shifts neither (as PyTorch).
+TEST(ElementwiseErrors, RemainderBitwiseAndShiftDtypes) {
+  Tensor f = from_vector<float>({1.5f, 2}, {2});
+  Tensor i = from_vector<int32_t>({1, 2}, {2});
+  Tensor b = from_vector<bool>({true, false}, {2});
+  expect_error<DTypeError>([&] { (void)fmod(b, b); }, {"[fmod]", "bool[2]", "convert"});
+  expect_error<DTypeError>([&] { (void)remainder(b, b); }, {"[remainder]", "bool[2]"});
+  expect_error<DTypeError>([&] { (void)bitwise_and(f, i); }, {"[bitwise_and]", "f32[2]", "i32[2]"});
+  expect_error<DTypeError>([&] { (void)bitwise_xor(i, f); }, {"[bitwise_xor]", "integer or bool"});
+  expect_error<DTypeError>([&] { (void)bitwise_not(f); }, {"[bitwise_not]", "f32[2]"});
+  expect_error<DTypeError>([&] { (void)bitwise_left_shift(b, b); },
+                           {"[bitwise_left_shift]", "bool[2]", "integer"});
+  expect_error<DTypeError>([&] { (void)i.bitwise_right_shift(f); }, {"[bitwise_right_shift]"});
+  expect_error<ShapeError>([&] { (void)fmod(f, from_vector<float>({1, 2, 3}, {3})); }, {"[fmod]"});
+  // Integer and bool tensors are finite; ceil of an integer is itself.
+  EXPECT_EQ(isfinite(i).to_vector<bool>(), (std::vector<bool>{true, true}));
+  EXPECT_EQ(ceil(i).to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
+  // The one-sided clamp is one primitive with an infinite other bound.
+  EXPECT_EQ(clamp(f, 1.75, std::nullopt).to_vector<float>(), (std::vector<float>{1.75f, 2}));
+}

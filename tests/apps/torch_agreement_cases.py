@@ -60,17 +60,21 @@ UNARY_FLOAT = {
     "sqrt": (torch.sqrt, "pos"), "rsqrt": (torch.rsqrt, "pos"), "sin": (torch.sin, "any"),
     "cos": (torch.cos, "any"), "erf": (torch.erf, "any"), "floor": (torch.floor, "any"),
     "round": (lambda t: torch.from_numpy(round_half_away(t.numpy())), "any"),
+    "ceil": (torch.ceil, "any"), "erf_inv": (torch.erfinv, "unit"), "exp2": (torch.exp2, "any"),
+    "tan": (torch.tan, "any"),
 }
 BINARY_FLOAT = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
-    "max": lax_max, "min": lax_min, "pow": torch.pow, "atan2": torch.atan2,
+    "max": lax_max, "min": lax_min, "pow": torch.pow, "atan2": torch.atan2, "rem": torch.fmod,
 }
 TORCH_INSTEAD = {"sign": torch.sign, "max": torch.maximum, "min": torch.minimum}
 INT_BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "max": torch.maximum, "min": torch.minimum,
-    "div": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    "div": lambda a, b: torch.div(a, b, rounding_mode="trunc"), "rem": torch.fmod,
+    "and": torch.bitwise_and, "or": torch.bitwise_or, "xor": torch.bitwise_xor,
 }
-INT_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign}
+INT_UNARY = {"neg": torch.neg, "abs": torch.abs, "relu": torch.relu, "sign": torch.sign,
+             "not": torch.bitwise_not}
 
 
 def domain(rng, kind, shape, dtype):
@@ -78,6 +82,8 @@ def domain(rng, kind, shape, dtype):
         x = rng.uniform(0.05, 4.0, shape)
     elif kind == "gt-1":
         x = rng.uniform(-0.95, 4.0, shape)
+    elif kind == "unit":
+        x = rng.uniform(-0.99, 0.99, shape)
     else:
         x = rng.normal(0, 2, shape)
         x.flat[:6] = [0.5, -0.5, 2.5, -1.5, 0.0, 3.0][: x.size]  # exact ties for round, sign(0)
@@ -168,6 +174,59 @@ def elementwise_cases(rng):
     ]
     for name, x, to, want in conv:
         cases.append(single(f"convert_{name}", "convert", [x], want, f"dtype={LZ[np.dtype(to).type]}", to))
+    return cases + bitwise_clamp_cases(rng)
+
+
+def lax_shift(op, x, n):
+    """lax's shifts: torch's where the amount is in [0, width); outside it, 0 (left, logical) or
+    the sign (arithmetic). PyTorch 1.13 takes the amount modulo the width (x86), PyTorch 2 as lax;
+    shift_right_logical of a signed dtype shifts its unsigned bits (torch has no such op)."""
+    bits = x.dtype.itemsize * 8
+    out = (n < 0) | (n >= bits)
+    safe = np.where(out, 0, n)
+    if op == "shift_left":
+        r = N(torch.bitwise_left_shift(T(x), T(safe)))
+        return np.where(out, 0, r).astype(x.dtype)
+    if op == "shift_right_arithmetic":
+        r = N(torch.bitwise_right_shift(T(x), T(safe)))
+        return np.where(out, np.where(x < 0, -1, 0), r).astype(x.dtype)
+    u = x.view(np.dtype(f"u{x.dtype.itemsize}")).astype(np.uint64)
+    r = (u >> safe.astype(np.uint64)).astype(x.dtype)
+    return np.where(out, 0, r).astype(x.dtype)
+
+
+def bitwise_clamp_cases(rng):
+    """is_finite, clamp, the bitwise ops of bool and the shifts with out-of-range amounts."""
+    cases = []
+    s = SPECIALS.astype(F32)
+    cases.append(single("is_finite_f32_specials", "is_finite", [s], torch.isfinite(T(s)), out_dtype=BOOL))
+    x = rng.normal(0, 2, (3, 8)).astype(F32)
+    lo = rng.normal(-1, 1, (3, 8)).astype(F32)
+    hi = rng.normal(1, 1, (3, 8)).astype(F32)
+    x.flat[:4] = [np.nan, lo.flat[1], hi.flat[2], np.inf]  # NaN, ties with each bound
+    hi.flat[4] = lo.flat[4] - 1  # lo > hi gives hi
+    cases.append(single("clamp_f32", "clamp", [lo, x, hi], torch.clamp(T(x), T(lo), T(hi))))
+    cases.append(single("clamp_f32_scalar_bounds", "clamp", [np.array(-0.5, F32), x, np.array(1.5, F32)],
+                        torch.clamp(T(x), -0.5, 1.5)))
+    ix = rng.integers(-50, 50, (4, 5)).astype(I64)
+    cases.append(single("clamp_i64", "clamp", [np.array(-10, I64), ix, np.array(20, I64)],
+                        torch.clamp(T(ix), -10, 20)))
+    p = rng.random((3, 5)) < 0.5
+    q = rng.random((3, 5)) < 0.5
+    for op, fn in [("and", torch.logical_and), ("or", torch.logical_or), ("xor", torch.logical_xor)]:
+        cases.append(single(f"{op}_bool", op, [p, q], fn(T(p), T(q)), out_dtype=BOOL))
+    cases.append(single("not_bool", "not", [p], torch.logical_not(T(p)), out_dtype=BOOL))
+    for dt in [I32, I64, U8]:
+        bits = np.dtype(dt).itemsize * 8
+        info = np.iinfo(dt)
+        a = rng.integers(info.min // 2, info.max // 2, (3, 8), dtype=np.int64).astype(dt)
+        a.flat[:4] = [info.min, info.max, 1, 0 if dt == U8 else -1]
+        n = rng.integers(0, bits, (3, 8)).astype(dt)
+        n.flat[:8] = [1, 1, bits - 1, bits - 1, bits, bits + 3, 0, 255 if dt == U8 else -1]
+        for op in ["shift_left", "shift_right_logical", "shift_right_arithmetic"]:
+            if dt == U8 and op == "shift_right_arithmetic":
+                continue  # XLA's reading of u8 bits as signed: in the interpreter tests
+            cases.append(single(f"{op}_{LZ[dt]}", op, [a, n], lax_shift(op, a, n)))
     return cases
 
 

@@ -1,5 +1,6 @@
 // Numerical gradient checks (check_grads, orders 1 and 2, forward and reverse) of the VJP and
 // JVP rules of every differentiable elementwise primitive.
+#include "lazax/api/tensor_impl.h"
 #include "test_util.h"
 
 using namespace lazax;
@@ -144,4 +145,75 @@ TEST(ElementwiseGrads, Broadcasting) {
   // The API's broadcasts are broadcast_in_dim nodes: the cotangent is reduced back.
   expect_grads(one([](const Tensors& a) { return a[0] * a[1] + a[1]; }),
                {rnd({2, 3}, 31), rnd({3}, 32)});
+}
+
+// ---- rem, erf_inv, exp2, tan, clamp (real derivatives); ceil, is_finite and the bitwise ops
+// and shifts (none) ----
+namespace {
+Tensor prim(OpCode op, const Tensors& a) { return record_op(op, a); }
+}  // namespace
+
+TEST(ElementwiseGrads, Rem) {
+  // Away from the jumps of trunc(a / b): a / b in (k + 0.1, k + 0.9).
+  Tensor b = uniform(kShape, 30, 0.5, 2.0);
+  Tensor a =
+      b * (uniform(kShape, 31, 0.1, 0.9) + from_vector<double>({-3, -1, 0, 1, 2, 4}, kShape));
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::rem, v); }), {a, b});
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::rem, v); }), {a, -b});
+}
+TEST(ElementwiseGrads, ErfInvExp2Tan) {
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::erf_inv, v); }),
+               {uniform(kShape, 32, -0.9, 0.9)});
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::exp2, v); }), {rnd(kShape, 33)});
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::tan, v); }),
+               {uniform(kShape, 34, -1.2, 1.2)});
+}
+TEST(ElementwiseGrads, ClampAwayFromTheBounds) {
+  Tensor x = from_vector<double>({-2.0, -0.5, 0.3, 0.9, 1.7, 3.0}, kShape);
+  Tensor lo = from_vector<double>({-1.0, -1.0, 0.0, 0.0, 0.0, 2.0}, kShape);
+  Tensor hi = from_vector<double>({1.0, 1.0, 1.0, 0.5, 1.0, 1.0}, kShape);  // lo > hi last
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::clamp, v); }), {lo, x, hi});
+  // Scalar bounds sum their share.
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::clamp, v); }),
+               {scalar_tensor(-0.7, DType::f64), x, scalar_tensor(1.1, DType::f64)});
+}
+// As torch.clamp: x gets the cotangent where lo <= x <= hi (ties included), lo where x < lo < hi,
+// hi where x > hi or hi < lo; NaN passes nothing.
+TEST(ElementwiseGrads, ClampAtTiesAndNaNAsPyTorch) {
+  Tensor x = from_vector<double>({0.0, 1.0, 0.5, NAN, -1.0, 2.0, 0.7}, {7});
+  Tensor lo = from_vector<double>({0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}, {7});
+  Tensor hi = from_vector<double>({1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0}, {7});
+  auto [out, pull] = vjp(
+      [](const Tensor& l, const Tensor& v, const Tensor& h) {
+        return prim(OpCode::clamp, {l, v, h});
+      },
+      lo, x, hi);
+  auto g = pull(ones({7}, DType::f64));
+  EXPECT_EQ(values(std::get<1>(g)), (std::vector<double>{1, 1, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(values(std::get<0>(g)), (std::vector<double>{0, 0, 0, 0, 1, 0, 0}));
+  EXPECT_EQ(values(std::get<2>(g)), (std::vector<double>{0, 0, 1, 0, 0, 1, 0}));
+  auto [y, t] = jvp(
+      [](const Tensor& v) {
+        return prim(OpCode::clamp, {zeros({7}, DType::f64), v, ones({7}, DType::f64)});
+      },
+      std::make_tuple(x), std::make_tuple(ones_like(x)));
+  EXPECT_EQ(values(t), (std::vector<double>{1, 1, 1, 0, 0, 0, 1}));
+}
+TEST(ElementwiseGrads, PiecewiseConstantAndIntegerOpsHaveNoDerivative) {
+  Tensor x = uniform(kShape, 35, 0.1, 0.4) + from_vector<double>({-2, -1, 0, 1, 2, 3}, kShape);
+  expect_grads(one([](const Tensors& v) { return prim(OpCode::ceil, v); }), {x});
+  auto g = grad([](const Tensor& v) {
+    return (prim(OpCode::ceil, {v}) * v + where(prim(OpCode::is_finite, {v}), v, 0.0)).sum();
+  })(x);
+  EXPECT_EQ(values(g), values(prim(OpCode::ceil, {x}) + 1.0));
+  // The bitwise ops of integers inside a differentiated function: no gradient flows through.
+  auto h = grad([](const Tensor& v) {
+    Tensor i = v.to(DType::i32);
+    Tensor bits = prim(OpCode::xor_, {prim(OpCode::shift_left, {i, i}), prim(OpCode::not_, {i})});
+    return (bits.to(DType::f64) * v).sum();
+  })(x);
+  Tensor i = x.to(DType::i32);
+  EXPECT_EQ(values(h),
+            values(prim(OpCode::xor_, {prim(OpCode::shift_left, {i, i}), prim(OpCode::not_, {i})})
+                       .to(DType::f64)));
 }

@@ -54,6 +54,9 @@ UNARY = {
     "cos": (torch.cos, lambda s: normal(*s)), "erf": (torch.erf, lambda s: normal(*s)),
     "floor": (torch.floor, lambda s: uniform(0.1, 0.4, *s) + RNG.integers(-3, 3, s)),
     "round": (torch.round, lambda s: uniform(0.1, 0.4, *s) + RNG.integers(-3, 3, s)),
+    "ceil": (torch.ceil, lambda s: uniform(0.1, 0.4, *s) + RNG.integers(-3, 3, s)),
+    "erf_inv": (torch.erfinv, lambda s: uniform(-0.9, 0.9, *s)), "exp2": (torch.exp2, lambda s: normal(*s)),
+    "tan": (torch.tan, lambda s: uniform(-1.2, 1.2, *s)),
 }
 for op, (fn, make) in UNARY.items():
     case(f"{op}_f64", [make((3, 4))], one_op(op), fn)
@@ -71,6 +74,7 @@ BINARY = {
     "pow": (torch.pow, lambda *s: uniform(0.5, 2, *s), normal),
     "atan2": (torch.atan2, lambda *s: uniform(0.5, 2, *s), normal),
     "max": (torch.maximum, normal, normal), "min": (torch.minimum, normal, normal),
+    "rem": (torch.fmod, normal, lambda *s: normal(*s, away=0.5)),
 }
 for op, (fn, ma, mb) in BINARY.items():
     case(f"{op}_f64", [ma(2, 5), mb(2, 5)], one_op(op), fn)
@@ -78,6 +82,14 @@ for op in ["mul", "div", "pow"]:
     fn, ma, mb = BINARY[op]
     case(f"{op}_f32", [ma(2, 5).astype(F32), mb(2, 5).astype(F32)], one_op(op), fn)
 
+# clamp(lo, x, hi) with tensor bounds: torch.clamp's gradients (x where lo <= x <= hi, lo where
+# x < lo < hi, hi where x > hi or hi < lo); a few lo > hi elements.
+clamp_lo, clamp_hi = normal(3, 4) - 1.0, normal(3, 4) + 1.0
+clamp_hi[0, :2] = clamp_lo[0, :2] - 0.5
+case("clamp_f64", [clamp_lo, normal(3, 4, away=0.05) * 2, clamp_hi], one_op("clamp"),
+     lambda lo, x, hi: torch.clamp(x, lo, hi))
+case("clamp_f64_scalar_bounds", [np.array(-0.5), normal(3, 4), np.array(0.7)], one_op("clamp", shape=(3, 4)),
+     lambda lo, x, hi: torch.clamp(x, lo, hi))
 case("select_f64", [RNG.random((3, 4)) < 0.5, normal(3, 4), normal(3, 4)], one_op("select"),
      lambda c, a, b: torch.where(c, a, b))
 case("select_of_compare", [normal(3, 4), normal(3, 4)],

@@ -54,6 +54,22 @@ const std::vector<Case>& cases() {
        "  %17 = exp(%16) : f32[3,4]\n"
        "  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17\n"
        "}"},
+      {"new_elementwise_f32",
+       "func @main(%a: f32[3,4], %b: f32[3,4], %lo: f32[]) -> (f32[3,4], f32[3,4], bool[3,4], "
+       "f32[3,4], f32[3,4], f32[3,4], f32[3,4], f32[3,4]) {\n"
+       "  %0 = rem(%a, %b) : f32[3,4]\n  %1 = ceil(%a) : f32[3,4]\n"
+       "  %2 = is_finite(%a) : bool[3,4]\n  %3 = logistic(%a) : f32[3,4]\n"
+       "  %4 = erf_inv(%3) : f32[3,4]\n  %5 = exp2(%a) : f32[3,4]\n  %6 = tan(%a) : f32[3,4]\n"
+       "  %7 = clamp(%lo, %a, %b) : f32[3,4]\n"
+       "  return %0, %1, %2, %3, %4, %5, %6, %7\n}"},
+      {"bitwise_i32",
+       "func @main(%a: i32[7], %b: i32[7]) -> (i32[7], i32[7], i32[7], i32[7], i32[7], i32[7], "
+       "i32[7], i32[7]) {\n"
+       "  %0 = and(%a, %b) : i32[7]\n  %1 = or(%a, %b) : i32[7]\n  %2 = xor(%a, %b) : i32[7]\n"
+       "  %3 = not(%a) : i32[7]\n  %4 = shift_left(%a, %b) : i32[7]\n"
+       "  %5 = shift_right_logical(%a, %b) : i32[7]\n"
+       "  %6 = shift_right_arithmetic(%a, %b) : i32[7]\n  %7 = rem(%a, %b) : i32[7]\n"
+       "  return %0, %1, %2, %3, %4, %5, %6, %7\n}"},
       {"unary_bf16",
        "func @main(%a: bf16[9]) -> (bf16[9], bf16[9], bf16[9]) {\n"
        "  %0 = exp(%a) : bf16[9]\n  %1 = tanh(%a) : bf16[9]\n  %2 = add(%0, %1) : bf16[9]\n"

@@ -112,12 +112,19 @@ class Gen {
 
   void unary() {
     ValueRef x = floating();
-    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::relu, OpCode::sign,
-                                        OpCode::tanh, OpCode::logistic, OpCode::sin,  OpCode::cos,
-                                        OpCode::erf,  OpCode::floor,    OpCode::round};
-    switch (pick(0, 4)) {
-      case 0:  // exp of a bounded value
-        add(OpCode::exp, {add(OpCode::tanh, {x})});
+    static constexpr OpCode kTotal[] = {OpCode::neg,  OpCode::abs,      OpCode::relu,  OpCode::sign,
+                                        OpCode::tanh, OpCode::logistic, OpCode::sin,   OpCode::cos,
+                                        OpCode::erf,  OpCode::floor,    OpCode::round, OpCode::ceil,
+                                        OpCode::tan};
+    switch (pick(0, 5)) {
+      case 0:  // exp, exp2 or erf_inv of a bounded value
+      {
+        static constexpr OpCode kBounded[] = {OpCode::exp, OpCode::exp2, OpCode::erf_inv};
+        add(kBounded[pick(0, 2)], {add(OpCode::tanh, {x})});
+        return;
+      }
+      case 5:  // is_finite, as f32 again
+        add(OpCode::convert, {add(OpCode::is_finite, {x})}, ConvertAttrs{DType::f32});
         return;
       case 1:  // log, sqrt, rsqrt, log1p of |x| + 1
       {
@@ -128,7 +135,7 @@ class Gen {
         return;
       }
       default:
-        add(kTotal[pick(0, 10)], {x});
+        add(kTotal[pick(0, 12)], {x});
     }
   }
   void binary() {
@@ -136,7 +143,7 @@ class Gen {
     ValueRef y = partner(x);
     if (coin(0.4)) std::swap(x, y);  // constants on either side
     bool f = is_f32(x);
-    switch (pick(0, f ? 7 : 5)) {
+    switch (pick(0, 9)) {
       case 0:
         add(OpCode::add, {x, y});
         return;
@@ -157,8 +164,34 @@ class Gen {
             {x, b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
         return;
       case 6:
+        if (!f) {  // the bitwise ops and shifts of i32
+          static constexpr OpCode kBits[] = {OpCode::and_,
+                                             OpCode::or_,
+                                             OpCode::xor_,
+                                             OpCode::shift_left,
+                                             OpCode::shift_right_logical,
+                                             OpCode::shift_right_arithmetic};
+          add(kBits[pick(0, 5)], {x, y});
+          return;
+        }
         add(OpCode::atan2, {x, y});
         return;
+      case 7:  // rem, by |y| + 1 for integers (and 0 for floats: NaN)
+        add(OpCode::rem,
+            {x, f ? y : b_.add(OpCode::add, {b_.add(OpCode::abs, {y}), scalar_splat(type(y), 1)})});
+        return;
+      case 8:  // clamp with scalar or full bounds
+      {
+        ValueRef lo = coin(0.5) ? y : constant(TensorType{type(x).dtype, Shape{}});
+        add(OpCode::clamp, {lo, x, partner(x)});
+        return;
+      }
+      case 9:
+        if (!f) {
+          add(OpCode::not_, {x});
+          return;
+        }
+        [[fallthrough]];
       default:  // (|x| + 1) ** y
         add(OpCode::pow,
             {b_.add(OpCode::add, {b_.add(OpCode::abs, {x}), scalar_splat(type(x), 1)}), y});

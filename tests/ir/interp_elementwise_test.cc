@@ -388,3 +388,140 @@ TEST(InterpElementwise, ConvertIntToHalfRoundsOnce) {
   expect_same(conv(lit<int64_t>({kMax64}), DType::f32), {0x1p63});
   expect_same(conv(lit<uint8_t>({255}), DType::f16), {255});
 }
+
+// ---- rem, ceil, is_finite, erf_inv, exp2, tan, clamp, the bitwise ops and shifts ----
+
+TEST(InterpElementwise, RemIsFmod) {
+  auto a = lit<float>({5.5f, -5.5f, 5.5f, -5.5f, 1, kInf, 3, -0.0f, kNaN, 0.0f});
+  auto b = lit<float>({2, 2, -2, -2, 0, 2, kInf, 1, 1, -3});
+  expect_same(binary(OpCode::rem, a, b), {1.5, -1.5, 1.5, -1.5, NAN, NAN, 3, -0.0, NAN, 0.0});
+  expect_same(binary(OpCode::rem, halfs<f16>({7.5f, -7.5f}), halfs<f16>({2, 2})), {1.5, -1.5});
+  expect_same(binary(OpCode::rem, halfs<bf16>({7.5f}), halfs<bf16>({-2})), {1.5});
+  expect_same(binary(OpCode::rem, lit<double>({1e300}), lit<double>({3})), {std::fmod(1e300, 3.0)});
+  // Integers: the sign of the dividend; x % 0 = x and MIN % -1 = 0, no trap.
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::rem, lit<int32_t>({7, -7, 7, -7, 5, kMin32}),
+                                lit<int32_t>({3, 3, -3, -3, 0, -1}))),
+            (std::vector<int32_t>{1, -1, 1, -1, 5, 0}));
+  EXPECT_EQ(
+      raw<int64_t>(binary(OpCode::rem, lit<int64_t>({kMin64, kMax64}), lit<int64_t>({-1, 10}))),
+      (std::vector<int64_t>{0, 7}));
+  EXPECT_EQ(raw<uint8_t>(binary(OpCode::rem, lit<uint8_t>({250, 9}), lit<uint8_t>({7, 0}))),
+            (std::vector<uint8_t>{5, 9}));
+}
+
+TEST(InterpElementwise, CeilAndIsFinite) {
+  auto x = lit<float>({-1.5f, -0.5f, 0.5f, 1.5f, 2.0f, -0.0f, kInf, -kInf, kNaN});
+  expect_same(unary(OpCode::ceil, x), {-1, -0.0, 1, 2, 2, -0.0, INFINITY, -INFINITY, NAN});
+  expect_same(unary(OpCode::ceil, halfs<bf16>({0.25f, -1.75f})), {1, -1});
+  EXPECT_EQ(raw<bool>(unary(OpCode::is_finite, x)),
+            (std::vector<bool>{true, true, true, true, true, true, false, false, false}));
+  EXPECT_EQ(raw<bool>(unary(OpCode::is_finite, halfs<f16>({65504.0f, 1e6f}))),
+            (std::vector<bool>{true, false}));  // 1e6 overflows f16 to inf
+  EXPECT_EQ(raw<bool>(unary(OpCode::is_finite, lit<double>({1e308, kNaN}))),
+            (std::vector<bool>{true, false}));
+  EXPECT_EQ(unary(OpCode::is_finite, lit<float>({}, Shape{0, 2})).shape(), (Shape{0, 2}));
+  EXPECT_EQ(unary(OpCode::is_finite, Literal::scalar<float>(1)).dtype(), DType::boolean);
+}
+
+TEST(InterpElementwise, ErfInvExp2Tan) {
+  // erf_inv inverts erf: erf(erf_inv(y)) = y to within a few ulp, and erf_inv(erf(x)) = x.
+  std::vector<double> ys = {0.5, -0.5, 1e-300, 0.9, -0.999, 0.1, std::erf(2.5), -1e-9};
+  std::vector<double> back = doubles(unary(OpCode::erf_inv, lit<double>(ys)));
+  for (size_t i = 0; i < ys.size(); ++i)
+    EXPECT_NEAR(std::erf(back[i]), ys[i], 4e-16 * std::fabs(ys[i])) << ys[i];
+  EXPECT_NEAR(doubles(unary(OpCode::erf_inv, lit<double>({std::erf(0.3)})))[0], 0.3, 1e-15);
+  // Values near 1 through erfc: erf_inv(1 - erfc(x)) = x with the erfc of the exact 1 - y.
+  for (double x : {3.0, 4.0, 5.0, 5.8}) {
+    double y = 1 - std::erfc(x);
+    double got = doubles(unary(OpCode::erf_inv, lit<double>({y})))[0];
+    EXPECT_NEAR(std::erfc(got), 1 - y, 1e-14 * (1 - y)) << x;
+  }
+  expect_same(unary(OpCode::erf_inv, lit<double>({1, -1, 1.5, -2, kNaN, 0.0, -0.0})),
+              {INFINITY, -INFINITY, NAN, NAN, NAN, 0.0, -0.0});
+  expect_same(unary(OpCode::erf_inv, lit<float>({0.5f, -0.9f})),
+              {static_cast<float>(0.47693627620446987), static_cast<float>(-1.1630871536766743)});
+  expect_same(unary(OpCode::erf_inv, halfs<bf16>({0.5f})), {round_to<bf16>(0.4769362762f)});
+  expect_same(unary(OpCode::erf_inv, halfs<f16>({-0.5f})), {round_to<f16>(-0.4769362762f)});
+
+  auto x = lit<double>({0, 1, -1, 0.5, 1024, -1075, kInf, -kInf, kNaN});
+  expect_same(unary(OpCode::exp2, x),
+              {1, 2, 0.5, std::sqrt(2.0), INFINITY, 0.0, INFINITY, 0.0, NAN}, 4e-16);
+  expect_same(unary(OpCode::exp2, halfs<f16>({16, -3})), {INFINITY, 0.125});  // 65536 overflows
+  expect_same(unary(OpCode::tan, lit<double>({0, -0.0, 1, -1, kInf, kNaN})),
+              {0, -0.0, std::tan(1.0), std::tan(-1.0), NAN, NAN}, 4e-16);
+  expect_same(unary(OpCode::tan, halfs<bf16>({0.5f})), {round_to<bf16>(std::tan(0.5f))});
+}
+
+TEST(InterpElementwise, ClampIsMaxThenMin) {
+  auto lo = lit<float>({0, 0, 0, 0, 2, kNaN, 0, -0.0f});
+  auto x = lit<float>({-1, 0.5f, 3, kNaN, 1, 1, -0.0f, 0.0f});
+  auto hi = lit<float>({1, 1, 1, 1, 1, 1, kNaN, -0.0f});
+  // min > max gives max; NaN anywhere gives NaN; max(-0, 0) = 0, then min(0, -0) = -0.
+  expect_same(run1(OpCode::clamp, {lo, x, hi}), {0, 0.5, 1, NAN, 1, NAN, NAN, -0.0});
+  // Scalar bounds.
+  auto s = run1(OpCode::clamp,
+                {Literal::scalar<float>(-1), lit<float>({-3, 0, 3}), Literal::scalar<float>(2)});
+  expect_same(s, {-1, 0, 2});
+  EXPECT_EQ(raw<int32_t>(run1(OpCode::clamp,
+                              {Literal::scalar<int32_t>(kMin32), lit<int32_t>({kMin32, 5, kMax32}),
+                               lit<int32_t>({0, 3, kMax32})})),
+            (std::vector<int32_t>{kMin32, 3, kMax32}));
+  EXPECT_EQ(raw<uint8_t>(run1(OpCode::clamp, {Literal::scalar<uint8_t>(10), lit<uint8_t>({0, 200}),
+                                              Literal::scalar<uint8_t>(100)})),
+            (std::vector<uint8_t>{10, 100}));
+  expect_same(run1(OpCode::clamp, {halfs<bf16>({0}), halfs<bf16>({2.5f}), halfs<bf16>({2})}), {2});
+  EXPECT_EQ(run1(OpCode::clamp, {Literal::scalar<double>(0), lit<double>({}, Shape{0, 2}),
+                                 Literal::scalar<double>(1)})
+                .shape(),
+            (Shape{0, 2}));
+}
+
+TEST(InterpElementwise, BitwiseOps) {
+  auto a = lit<int32_t>({0x0F0F, -1, kMin32, 0});
+  auto b = lit<int32_t>({0x00FF, 12345, -1, 0});
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::and_, a, b)),
+            (std::vector<int32_t>{0x000F, 12345, kMin32, 0}));
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::or_, a, b)), (std::vector<int32_t>{0x0FFF, -1, -1, 0}));
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::xor_, a, b)),
+            (std::vector<int32_t>{0x0FF0, ~12345, kMax32, 0}));
+  EXPECT_EQ(raw<int32_t>(unary(OpCode::not_, a)), (std::vector<int32_t>{~0x0F0F, 0, kMax32, -1}));
+  EXPECT_EQ(raw<int64_t>(unary(OpCode::not_, lit<int64_t>({kMax64}))),
+            (std::vector<int64_t>{kMin64}));
+  EXPECT_EQ(raw<uint8_t>(unary(OpCode::not_, lit<uint8_t>({0, 0xF0}))),
+            (std::vector<uint8_t>{0xFF, 0x0F}));
+  EXPECT_EQ(raw<uint8_t>(binary(OpCode::xor_, lit<uint8_t>({0xFF}), lit<uint8_t>({0x0F}))),
+            (std::vector<uint8_t>{0xF0}));
+  auto p = lit<bool>({true, true, false, false});
+  auto q = lit<bool>({true, false, true, false});
+  EXPECT_EQ(raw<bool>(binary(OpCode::and_, p, q)), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(raw<bool>(binary(OpCode::or_, p, q)), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(raw<bool>(binary(OpCode::xor_, p, q)), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(raw<bool>(unary(OpCode::not_, p)), (std::vector<bool>{false, false, true, true}));
+  EXPECT_EQ(unary(OpCode::not_, lit<bool>({}, Shape{0})).numel(), 0);
+}
+
+TEST(InterpElementwise, ShiftsAsLaxIncludingOutOfRangeAmounts) {
+  auto x = lit<int32_t>({1, -8, kMin32, -1, 5, -5, 3, -3});
+  auto n = lit<int32_t>({31, 1, 1, 0, 32, 33, -1, 100});
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::shift_left, x, n)),
+            (std::vector<int32_t>{kMin32, -16, 0, -1, 0, 0, 0, 0}));
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::shift_right_logical, x, n)),
+            (std::vector<int32_t>{0, 0x7FFFFFFC, 0x40000000, -1, 0, 0, 0, 0}));
+  EXPECT_EQ(raw<int32_t>(binary(OpCode::shift_right_arithmetic, x, n)),
+            (std::vector<int32_t>{0, -4, kMin32 / 2, -1, 0, -1, 0, -1}));
+  auto y = lit<int64_t>({1, -1, kMin64});
+  auto m = lit<int64_t>({63, 64, 63});
+  EXPECT_EQ(raw<int64_t>(binary(OpCode::shift_left, y, m)), (std::vector<int64_t>{kMin64, 0, 0}));
+  EXPECT_EQ(raw<int64_t>(binary(OpCode::shift_right_logical, y, m)),
+            (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(raw<int64_t>(binary(OpCode::shift_right_arithmetic, y, m)),
+            (std::vector<int64_t>{0, -1, -1}));
+  // u8: shifts on its 8 bits; the arithmetic shift copies the top bit (as XLA).
+  auto u = lit<uint8_t>({0x81, 0x81, 0x81, 0x40});
+  auto k = lit<uint8_t>({1, 7, 8, 200});
+  EXPECT_EQ(raw<uint8_t>(binary(OpCode::shift_left, u, k)), (std::vector<uint8_t>{2, 0x80, 0, 0}));
+  EXPECT_EQ(raw<uint8_t>(binary(OpCode::shift_right_logical, u, k)),
+            (std::vector<uint8_t>{0x40, 1, 0, 0}));
+  EXPECT_EQ(raw<uint8_t>(binary(OpCode::shift_right_arithmetic, u, k)),
+            (std::vector<uint8_t>{0xC0, 0xFF, 0xFF, 0}));
+}

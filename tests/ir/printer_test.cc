@@ -32,13 +32,19 @@ FunctionPtr round_trip(const std::string& text) {
 
 std::string elementwise_program(OpCode op) {
   const OpInfo& info = op_info(op);
+  // The bitwise ops take integers; is_finite returns bool.
+  const bool integer = op == OpCode::and_ || op == OpCode::or_ || op == OpCode::xor_ ||
+                       op == OpCode::not_ || op == OpCode::shift_left ||
+                       op == OpCode::shift_right_logical || op == OpCode::shift_right_arithmetic;
+  const std::string in = integer ? "i32[2,3]" : "f32[2,3]";
+  const std::string out = op == OpCode::is_finite ? "bool[2,3]" : in;
   std::string params, args;
   for (int i = 0; i < info.arity; ++i) {
-    params += (i ? ", " : "") + ("%arg" + std::to_string(i)) + ": f32[2,3]";
+    params += (i ? ", " : "") + ("%arg" + std::to_string(i)) + ": " + in;
     args += (i ? ", " : "") + ("%arg" + std::to_string(i));
   }
-  return "func @main(" + params + ") -> (f32[2,3]) {\n  %0 = " + std::string(info.name) + "(" +
-         args + ") : f32[2,3]\n  return %0\n}\n";
+  return "func @main(" + params + ") -> (" + out + ") {\n  %0 = " + std::string(info.name) + "(" +
+         args + ") : " + out + "\n  return %0\n}\n";
 }
 
 // One program per op with attributes or sub-functions, in printed form.

@@ -35,7 +35,8 @@ TEST(ShapeRules, Iota) {
 }
 
 TEST(ShapeRules, BinaryNumeric) {
-  for (OpCode op : {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div, OpCode::max, OpCode::min}) {
+  for (OpCode op : {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div, OpCode::max, OpCode::min,
+                    OpCode::rem}) {
     EXPECT_EQ(infer(op, {f32({2, 3}), f32({2, 3})}), types({f32({2, 3})})) << op_name(op);
     EXPECT_EQ(infer(op, {i64({}), i64({})}), types({i64({})}));
     EXPECT_EQ(infer(op, {u8({7}), u8({7})}), types({u8({7})}));
@@ -43,7 +44,7 @@ TEST(ShapeRules, BinaryNumeric) {
                            {"f32[2,3]", "f32[3]", "broadcast_in_dim"});
     expect_err<DTypeError>(op, {f32({2}), i32({2})}, NoAttrs{}, {"f32[2]", "i32[2]", "convert"});
   }
-  for (OpCode op : {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div}) {
+  for (OpCode op : {OpCode::add, OpCode::sub, OpCode::mul, OpCode::div, OpCode::rem}) {
     expect_err<DTypeError>(op, {boolean({2}), boolean({2})}, NoAttrs{}, {"bool[2]"});
   }
   EXPECT_EQ(infer(OpCode::max, {boolean({2}), boolean({2})}), types({boolean({2})}));
@@ -68,12 +69,55 @@ TEST(ShapeRules, UnaryNumeric) {
 }
 
 TEST(ShapeRules, UnaryFloat) {
-  for (OpCode op : {OpCode::exp, OpCode::log, OpCode::log1p, OpCode::expm1, OpCode::tanh,
-                    OpCode::logistic, OpCode::sqrt, OpCode::rsqrt, OpCode::sin, OpCode::cos,
-                    OpCode::erf, OpCode::floor, OpCode::round}) {
+  for (OpCode op :
+       {OpCode::exp, OpCode::log, OpCode::log1p, OpCode::expm1, OpCode::tanh, OpCode::logistic,
+        OpCode::sqrt, OpCode::rsqrt, OpCode::sin, OpCode::cos, OpCode::erf, OpCode::floor,
+        OpCode::round, OpCode::ceil, OpCode::erf_inv, OpCode::exp2, OpCode::tan}) {
     EXPECT_EQ(infer(op, {f16t({5})}), types({f16t({5})})) << op_name(op);
     expect_err<DTypeError>(op, {i64({5})}, NoAttrs{}, {"i64[5]"});
     expect_err<DTypeError>(op, {boolean({})}, NoAttrs{}, {"bool[]"});
+  }
+}
+
+TEST(ShapeRules, IsFinite) {
+  EXPECT_EQ(infer(OpCode::is_finite, {bf16t({2, 3})}), types({boolean({2, 3})}));
+  EXPECT_EQ(infer(OpCode::is_finite, {f64({})}), types({boolean({})}));
+  expect_err<DTypeError>(OpCode::is_finite, {i32({3})}, NoAttrs{}, {"[is_finite]", "i32[3]"});
+}
+
+TEST(ShapeRules, Clamp) {
+  EXPECT_EQ(infer(OpCode::clamp, {f32({}), f32({2, 3}), f32({})}), types({f32({2, 3})}));
+  EXPECT_EQ(infer(OpCode::clamp, {i32({2}), i32({2}), i32({})}), types({i32({2})}));
+  EXPECT_EQ(infer(OpCode::clamp, {u8({0}), u8({0}), u8({0})}), types({u8({0})}));
+  expect_err<DTypeError>(OpCode::clamp, {f64({}), f32({2}), f32({})}, NoAttrs{},
+                         {"[clamp]", "min f64[]", "f32[2]", "convert"});
+  expect_err<DTypeError>(OpCode::clamp, {f32({}), f32({2}), i32({})}, NoAttrs{},
+                         {"max i32[]", "f32[2]"});
+  expect_err<ShapeError>(OpCode::clamp, {f32({3}), f32({2}), f32({})}, NoAttrs{},
+                         {"min f32[3]", "f32[2]", "broadcast_in_dim"});
+  expect_err<ShapeError>(OpCode::clamp, {f32({}), f32({2, 3}), f32({3})}, NoAttrs{},
+                         {"max f32[3]", "f32[2,3]"});
+}
+
+TEST(ShapeRules, Bitwise) {
+  for (OpCode op : {OpCode::and_, OpCode::or_, OpCode::xor_}) {
+    EXPECT_EQ(infer(op, {i32({2}), i32({2})}), types({i32({2})})) << op_name(op);
+    EXPECT_EQ(infer(op, {boolean({}), boolean({})}), types({boolean({})}));
+    EXPECT_EQ(infer(op, {u8({3}), u8({3})}), types({u8({3})}));
+    expect_err<DTypeError>(op, {f32({2}), f32({2})}, NoAttrs{}, {"f32[2]", "integer or bool"});
+    expect_err<DTypeError>(op, {i32({2}), i64({2})}, NoAttrs{}, {"i32[2]", "i64[2]"});
+    expect_err<ShapeError>(op, {i32({2}), i32({3})}, NoAttrs{}, {"i32[2]", "i32[3]"});
+  }
+  EXPECT_EQ(infer(OpCode::not_, {i64({4})}), types({i64({4})}));
+  EXPECT_EQ(infer(OpCode::not_, {boolean({4})}), types({boolean({4})}));
+  expect_err<DTypeError>(OpCode::not_, {bf16t({4})}, NoAttrs{}, {"[not]", "bf16[4]"});
+  for (OpCode op :
+       {OpCode::shift_left, OpCode::shift_right_logical, OpCode::shift_right_arithmetic}) {
+    EXPECT_EQ(infer(op, {i64({2, 2}), i64({2, 2})}), types({i64({2, 2})})) << op_name(op);
+    EXPECT_EQ(infer(op, {u8({}), u8({})}), types({u8({})}));
+    expect_err<DTypeError>(op, {boolean({2}), boolean({2})}, NoAttrs{}, {"bool[2]", "integer"});
+    expect_err<DTypeError>(op, {f32({2}), f32({2})}, NoAttrs{}, {"f32[2]"});
+    expect_err<DTypeError>(op, {i32({2}), u8({2})}, NoAttrs{}, {"i32[2]", "u8[2]"});
   }
 }
 

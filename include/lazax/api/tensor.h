@@ -238,6 +238,19 @@ class Tensor {
   Tensor erf() const;
   Tensor floor() const;
   Tensor round() const;
+  Tensor ceil() const;
+  Tensor erfinv() const;
+  Tensor exp2() const;
+  Tensor tan() const;
+  Tensor isfinite() const;
+  Tensor bitwise_not() const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor bitwise_and(const Tensor& o) const;
+  Tensor bitwise_or(const Tensor& o) const;
+  Tensor bitwise_xor(const Tensor& o) const;
+  Tensor bitwise_left_shift(const Tensor& o) const;
+  Tensor bitwise_right_shift(const Tensor& o) const;
   Tensor relu() const;
   Tensor gelu(bool tanh_approximation = false) const;
   Tensor silu() const;
@@ -428,7 +441,32 @@ Tensor erf(const Tensor& a);
 Tensor floor(const Tensor& a);
 Tensor round(const Tensor& a);  // half to even, as torch.round
 Tensor square(const Tensor& a);
+// As torch.clamp: min(max(x, lo), hi) (so hi wins when lo > hi), NaN stays NaN, the gradient
+// flows where lo <= x <= hi; integer and bool tensors become f32 (the bounds are floating). One
+// `clamp` primitive (lax.clamp) with the missing bound at -inf or +inf.
 Tensor clamp(const Tensor& a, std::optional<double> lo, std::optional<double> hi);
+Tensor ceil(const Tensor& a);
+Tensor erfinv(const Tensor& a);
+Tensor exp2(const Tensor& a);
+Tensor tan(const Tensor& a);
+// torch.isfinite: bool; integer and bool tensors are finite everywhere.
+Tensor isfinite(const Tensor& a);
+// torch.fmod: the remainder of truncating division, with a's sign (the `rem` primitive, C's fmod).
+// Unlike PyTorch, an integer division by zero does not raise: x fmod 0 is x (docs/IR.md `rem`).
+Tensor fmod(const Tensor& a, const Tensor& b);
+// torch.remainder: Python's modulo, with b's sign: fmod, plus b where the signs differ.
+Tensor remainder(const Tensor& a, const Tensor& b);
+// Bitwise ops of integer and bool tensors (logical on bool), with PyTorch's promotion.
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& a);
+// Shifts of integer tensors. Left: amounts < 0 or >= the bit width give 0. Right: arithmetic for
+// signed dtypes, logical for u8 (as PyTorch); out-of-range amounts give all copies of the sign bit
+// (signed) or 0 (u8). Out-of-range amounts follow lax and PyTorch 2 (torch 1.13 takes them modulo
+// the width).
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);

@@ -62,6 +62,22 @@ enum OpFlags : uint32_t {
   X(erf, NoAttrs, 1, kElementwise, unary_float)                                                 \
   X(floor, NoAttrs, 1, kElementwise, unary_float)                                               \
   X(round, NoAttrs, 1, kElementwise, unary_float)                                               \
+  X(rem, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, binary_numeric)      \
+  X(ceil, NoAttrs, 1, kElementwise | kRulesSkipOutputs, unary_float)                            \
+  X(is_finite, NoAttrs, 1, kElementwise | kCheapToRecompute | kRulesSkipOutputs, is_finite)     \
+  X(erf_inv, NoAttrs, 1, kElementwise, unary_float)                                             \
+  X(exp2, NoAttrs, 1, kElementwise, unary_float)                                                \
+  X(tan, NoAttrs, 1, kElementwise, unary_float)                                                 \
+  X(clamp, NoAttrs, 3, kElementwise | kCheapToRecompute | kRulesSkipOutputs, clamp)             \
+  X(and_, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, bitwise)            \
+  X(or_, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, bitwise)             \
+  X(xor_, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, bitwise)            \
+  X(not_, NoAttrs, 1, kElementwise | kCheapToRecompute | kRulesSkipOutputs, bitwise)            \
+  X(shift_left, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs, bitwise)      \
+  X(shift_right_logical, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs,      \
+    bitwise)                                                                                    \
+  X(shift_right_arithmetic, NoAttrs, 2, kElementwise | kCheapToRecompute | kRulesSkipOutputs,   \
+    bitwise)                                                                                    \
   X(compare, CompareAttrs, 2, kElementwise | kCheapToRecompute, compare)                        \
   X(select, NoAttrs, 3, kElementwise | kCheapToRecompute, select)                               \
   X(convert, ConvertAttrs, 1, kElementwise | kView | kCheapToRecompute, convert)                \

@@ -132,6 +132,9 @@ LAZAX_UNARY_RULES(rsqrt, out / x * -0.5)
 LAZAX_UNARY_RULES(sin, cos(x))
 LAZAX_UNARY_RULES(cos, -sin(x))
 LAZAX_UNARY_RULES(erf, exp(-(x* x)) * (2.0 / std::sqrt(M_PI)))
+LAZAX_UNARY_RULES(erf_inv, exp(out* out) * (std::sqrt(M_PI) / 2.0))
+LAZAX_UNARY_RULES(exp2, out* M_LN2)
+LAZAX_UNARY_RULES(tan, out* out + 1.0)
 #undef LAZAX_UNARY_RULES
 
 // relu passes the cotangent (tangent) where x > 0 or x is NaN, and 0 where x <= 0 (so 0 at +-0),
@@ -159,6 +162,81 @@ Tensors vjp_floor(const OpContext& c, const Tensors&) { return no_cts(c); }
 Tensors jvp_floor(const OpContext& c, const Tensors&) { return no_tangents(c); }
 Tensors vjp_round(const OpContext& c, const Tensors&) { return no_cts(c); }
 Tensors jvp_round(const OpContext& c, const Tensors&) { return no_tangents(c); }
+
+// Piecewise-constant, bool and integer results: no derivative (as JAX and PyTorch).
+#define LAZAX_NO_DERIVATIVE(name)                                              \
+  Tensors vjp_##name(const OpContext& c, const Tensors&) { return no_cts(c); } \
+  Tensors jvp_##name(const OpContext& c, const Tensors&) { return no_tangents(c); }
+LAZAX_NO_DERIVATIVE(ceil)
+LAZAX_NO_DERIVATIVE(is_finite)
+LAZAX_NO_DERIVATIVE(and_)
+LAZAX_NO_DERIVATIVE(or_)
+LAZAX_NO_DERIVATIVE(xor_)
+LAZAX_NO_DERIVATIVE(not_)
+LAZAX_NO_DERIVATIVE(shift_left)
+LAZAX_NO_DERIVATIVE(shift_right_logical)
+LAZAX_NO_DERIVATIVE(shift_right_arithmetic)
+#undef LAZAX_NO_DERIVATIVE
+
+// ---- rem ----
+// rem(a, b) = a - trunc(a / b) * b: d/da = 1, d/db = -trunc(a / b) (PyTorch's fmod backward).
+// Reads only the inputs (the row is flagged kRulesSkipOutputs).
+namespace {
+Tensor trunc_quotient(const OpContext& c) {
+  Tensor q = c.inputs[0] / c.inputs[1];
+  Tensor up = record_op(OpCode::ceil, {&q});
+  Tensor down = record_op(OpCode::floor, {&q});
+  return record_op(OpCode::select, {lt(q, zeros_like_type(q)), up, down});
+}
+}  // namespace
+Tensors vjp_rem(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !is_floating(c.inputs[0].dtype())) return no_cts(c);
+  return {needs_ct(c, 0) ? cts[0] : Tensor(),
+          needs_ct(c, 1) ? neg(cts[0] * trunc_quotient(c)) : Tensor()};
+}
+Tensors jvp_rem(const OpContext& c, const Tensors& ts) {
+  if (all_undefined(ts) || !is_floating(c.inputs[0].dtype())) return {Tensor()};
+  if (!ts[1].defined()) return {ts[0]};
+  Tensor d = neg(ts[1] * trunc_quotient(c));
+  return {add_maybe(ts[0], d)};
+}
+
+// ---- clamp ----
+// clamp(lo, x, hi), with PyTorch's clamp gradients: x where lo <= x <= hi; lo where x < lo and
+// lo < hi; hi where x > hi or hi < lo (so NaN passes nothing). A scalar bound sums its share.
+// Reads only the inputs (kRulesSkipOutputs).
+namespace {
+struct ClampMasks {
+  Tensor x, lo, hi;  // bool, of x's shape
+};
+ClampMasks clamp_masks(const OpContext& c) {
+  const Tensor &lo = c.inputs[0], &x = c.inputs[1], &hi = c.inputs[2];
+  Tensor f = zeros(x.sizes(), DType::boolean);
+  return {where(ge(x, lo), le(x, hi), f), where(lt(x, lo), lt(lo, hi), f),
+          where(gt(x, hi), ones(x.sizes(), DType::boolean), lt(hi, lo))};
+}
+Tensor pass(const Tensor& mask, const Tensor& g) { return where(mask, g, 0.0); }
+Tensor to_bound(const Tensor& g, const Tensor& bound) {
+  return bound.dim() == 0 && g.dim() != 0 ? sum(g) : g;
+}
+}  // namespace
+Tensors vjp_clamp(const OpContext& c, const Tensors& cts) {
+  if (!cts[0].defined() || !is_floating(c.inputs[1].dtype())) return no_cts(c);
+  ClampMasks m = clamp_masks(c);
+  const Tensor& g = cts[0];
+  return {needs_ct(c, 0) ? to_bound(pass(m.lo, g), c.inputs[0]) : Tensor(),
+          needs_ct(c, 1) ? pass(m.x, g) : Tensor(),
+          needs_ct(c, 2) ? to_bound(pass(m.hi, g), c.inputs[2]) : Tensor()};
+}
+Tensors jvp_clamp(const OpContext& c, const Tensors& ts) {
+  if (all_undefined(ts) || !is_floating(c.inputs[1].dtype())) return {Tensor()};
+  ClampMasks m = clamp_masks(c);
+  Tensor r;
+  if (ts[0].defined()) r = pass(m.lo, ts[0]);
+  if (ts[1].defined()) r = add_maybe(r, pass(m.x, ts[1]));
+  if (ts[2].defined()) r = add_maybe(r, pass(m.hi, ts[2]));
+  return {r};
+}
 
 // ---- pow ----
 // d/da a^b = b a^(b-1) (0 where b == 0, so 0^0 has slope 0 as in JAX);

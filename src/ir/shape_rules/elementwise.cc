@@ -100,6 +100,45 @@ void compare(OpCode op, std::span<const TensorType> in, const Attrs&,
   out = {TensorType{DType::boolean, in[0].shape}};
 }
 
+void is_finite(OpCode op, std::span<const TensorType> in, const Attrs&,
+               std::vector<TensorType>& out) {
+  require_floating(op, in[0]);
+  out = {TensorType{DType::boolean, in[0].shape}};
+}
+
+// clamp(min, x, max), as lax.clamp: min and max have x's dtype and are scalars or of x's shape.
+void clamp(OpCode op, std::span<const TensorType> in, const Attrs&, std::vector<TensorType>& out) {
+  const TensorType& x = in[1];
+  for (size_t k : {size_t{0}, size_t{2}}) {
+    const TensorType& b = in[k];
+    const char* which = k == 0 ? "min " : "max ";
+    if (b.dtype != x.dtype) {
+      dtype_fail(op, which + b.str() + " must have the dtype of x " + x.str() +
+                         "; convert it with convert first");
+    }
+    if (b.shape.rank() != 0 && b.shape != x.shape) {
+      shape_fail(op, which + b.str() + " must be a scalar or have the shape of x " + x.str() +
+                         "; broadcast it with broadcast_in_dim");
+    }
+  }
+  out = {x};
+}
+
+// and, or, xor, not: integer or bool operands; the shifts: integer operands only.
+void bitwise(OpCode op, std::span<const TensorType> in, const Attrs&,
+             std::vector<TensorType>& out) {
+  if (in.size() == 2) check_same_type(op, in[0], in[1], "operands");
+  const bool shift = op == OpCode::shift_left || op == OpCode::shift_right_logical ||
+                     op == OpCode::shift_right_arithmetic;
+  DType t = in[0].dtype;
+  if (is_floating(t) || (shift && t == DType::boolean)) {
+    dtype_fail(op, std::string("needs ") + (shift ? "integer" : "integer or bool") +
+                       " operands (i32, i64, u8" + (shift ? "" : ", bool") + "), got " +
+                       types_str(in) + "; convert with convert first");
+  }
+  out = {in[0]};
+}
+
 void select(OpCode op, std::span<const TensorType> in, const Attrs&, std::vector<TensorType>& out) {
   const TensorType& pred = in[0];
   check_same_type(op, in[1], in[2], "on_true and on_false");

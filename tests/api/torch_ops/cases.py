@@ -138,6 +138,15 @@ TORCH = {
     "cos": lambda t, a: torch.cos(t[0]), "erf": lambda t, a: torch.erf(t[0]),
     "floor": lambda t, a: torch.floor(t[0]), "round": lambda t, a: torch.round(t[0]),
     "square": lambda t, a: torch.square(t[0]),
+    "ceil": lambda t, a: torch.ceil(t[0]), "erfinv": lambda t, a: torch.erfinv(t[0]),
+    "exp2": lambda t, a: torch.exp2(t[0]), "tan": lambda t, a: torch.tan(t[0]),
+    "isfinite": lambda t, a: torch.isfinite(t[0]), "bitwise_not": lambda t, a: torch.bitwise_not(t[0]),
+    "fmod": lambda t, a: torch.fmod(t[0], t[1]), "remainder": lambda t, a: torch.remainder(t[0], t[1]),
+    "bitwise_and": lambda t, a: torch.bitwise_and(t[0], t[1]),
+    "bitwise_or": lambda t, a: torch.bitwise_or(t[0], t[1]),
+    "bitwise_xor": lambda t, a: torch.bitwise_xor(t[0], t[1]),
+    "bitwise_left_shift": lambda t, a: torch.bitwise_left_shift(t[0], t[1]),
+    "bitwise_right_shift": lambda t, a: torch.bitwise_right_shift(t[0], t[1]),
     "clamp": lambda t, a: torch.clamp(t[0], a.get("min"), a.get("max")),
     "eq": lambda t, a: torch.eq(t[0], t[1]), "ne": lambda t, a: torch.ne(t[0], t[1]),
     "lt": lambda t, a: torch.lt(t[0], t[1]), "le": lambda t, a: torch.le(t[0], t[1]),
@@ -154,7 +163,9 @@ TORCH = {
 UNARY = {"neg": "any", "abs": "any", "sign": "any", "exp": "any", "log": "pos", "log1p": "gt-1",
          "expm1": "any", "tanh": "any", "sigmoid": "any", "sqrt": "pos", "rsqrt": "pos", "sin": "any",
          "cos": "any", "erf": "any", "floor": "any", "round": "any", "square": "any",
-         "Tensor::operator-": "any", "relu": "any", "gelu": "any", "silu": "any"}
+         "Tensor::operator-": "any", "relu": "any", "gelu": "any", "silu": "any",
+         "ceil": "any", "erfinv": "unit", "exp2": "any", "tan": "any", "isfinite": "any",
+         "bitwise_not": "any"}
 # Where lazax follows lax (docs/IR.md), not torch 1.13: sign(NaN) is NaN, sign(-0.0) is -0.0.
 NO_SPECIALS = {"sign"}
 BINARY = ["add", "sub", "mul", "div", "pow", "atan2", "maximum", "minimum", "operator+", "operator-", "operator*",
@@ -300,8 +311,80 @@ def where_clamp_cases(rng):
     return cs
 
 
+REM_OPS = ["fmod", "remainder"]
+BITWISE_OPS = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+
+
+def nonzero_ints(rng, dt, shape):
+    vals = [1, 2, 3, 5] if dt == "u8" else [-5, -3, -2, -1, 1, 2, 3, 5]
+    return to_dtype(dt, rng.choice(vals, shape))
+
+
+def lax_shift(op):
+    """torch's shift where the amount is in range; where it is out of range (< 0 or >= the width),
+    lax's rule (and PyTorch 2's): 0, or the sign for a right shift of a signed dtype. torch 1.13
+    shifts by the amount modulo the width there (the x86 instruction)."""
+    def ref(t, a):
+        x, n = t
+        rt = torch.result_type(x, n)
+        if rt == torch.bool or rt.is_floating_point:
+            return getattr(torch, op)(x, n)  # raises, as lazax
+        bits = torch.iinfo(rt).bits
+        out = (n < 0) | (n >= bits)
+        r = getattr(torch, op)(x, torch.where(out, torch.zeros_like(n), n))
+        fill = torch.zeros_like(r)
+        if op == "bitwise_right_shift" and r.dtype != torch.uint8:
+            fill = torch.where(x < 0, torch.full_like(r, -1), fill)
+        return torch.where(out, fill, r)
+    return ref
+
+
+def rem_bitwise_cases(rng):
+    """fmod and remainder (the rem primitive), the bitwise ops and shifts: every dtype (floats
+    raise in the bitwise ops as in torch), promotion, broadcasting, specials, edge amounts."""
+    cs = []
+    for op in REM_OPS:
+        for dt in ALL:
+            b = nonzero_ints(rng, dt, (3, 4)) if dt in INTS else make(rng, dt, (3, 4))
+            cs.append(case(f"{op}_{dt}", op, [make(rng, dt, (3, 4)), b], grad=dt in ("f64", "f32", "bf16")))
+        cs.append(case(f"{op}_f32_bcast", op, [make(rng, "f32", (3, 1)), make(rng, "f32", (4,))], grad=True))
+        cs.append(case(f"{op}_i32_f32", op, [make(rng, "i32", (2, 3)), make(rng, "f32", (2, 3))]))
+        cs.append(case(f"{op}_i64_0d_u8", op, [make(rng, "i64", ()), nonzero_ints(rng, "u8", (4,))]))
+        cs.append(case(f"{op}_f64_empty", op, [make(rng, "f64", (0, 3)), make(rng, "f64", (1, 3))]))
+        # Integer extremes (not MIN by -1: torch traps, SIGFPE; lazax gives 0, interp tests).
+        cs.append(case(f"{op}_i32_extremes", op, [to_dtype("i32", [-2**31, 2**31 - 1, -7, 7]),
+                                                   to_dtype("i32", [3, 2, 2, -2])]))
+        cs.append(case(f"{op}_i32_by_zero", op, [to_dtype("i32", [3, -3]), to_dtype("i32", [0, 0])],
+                       extension="integer division by zero gives x (docs/IR.md rem), torch raises"))
+        s = np.array(SPECIALS)
+        for dt in ["f32", "f64"]:
+            cs.append(case(f"{op}_{dt}_specials", op, [to_dtype(dt, np.repeat(s, len(s))),
+                                                       to_dtype(dt, np.tile(s, len(s)))]))
+    for op in BITWISE_OPS:
+        for dt in ALL:
+            b = make(rng, dt, (3, 4))
+            if op.endswith("shift") and dt in INTS:
+                b = to_dtype(dt, rng.integers(0, 8, (3, 4)))
+            cs.append(case(f"{op}_{dt}", op, [make(rng, dt, (3, 4)), b]))
+        cs.append(case(f"{op}_i32_bcast", op, [make(rng, "i32", (3, 1)), to_dtype("i32", [1, 2, 3, 4])]))
+        cs.append(case(f"{op}_u8_i64", op, [make(rng, "u8", (2, 3)), to_dtype("i64", [[1, 2, 3], [0, 4, 5]])]))
+        cs.append(case(f"{op}_bool_i32", op, [make(rng, "bool", (2, 3)), to_dtype("i32", [[1, 2, 3], [0, 4, 5]])]))
+        cs.append(case(f"{op}_i32_scalars", op, [make(rng, "i32", ()), to_dtype("i32", 2)]))
+        cs.append(case(f"{op}_i64_empty", op, [make(rng, "i64", (0,)), make(rng, "i64", (0,))]))
+    # Shift amounts at and beyond the width (and negative), extreme values: see lax_shift.
+    for dt, bits, lo, hi in [("i32", 32, -2**31, 2**31 - 1), ("i64", 64, -2**63, 2**63 - 1), ("u8", 8, 0, 255)]:
+        x = [lo, hi, -1 if dt != "u8" else 128, 1, 5, hi, lo, 7]
+        n = [1, 1, bits - 1, bits - 1, bits, bits + 3, bits + 1, -1 if dt != "u8" else 200]
+        for op in ["bitwise_left_shift", "bitwise_right_shift"]:
+            cs.append(case(f"{op}_{dt}_edges", op, [to_dtype(dt, x), to_dtype(dt, n)], ref=lax_shift(op)))
+        cs.append(case(f"bitwise_not_{dt}_edges", "bitwise_not", [to_dtype(dt, x)]))
+        cs.append(case(f"bitwise_xor_{dt}_edges", "bitwise_xor", [to_dtype(dt, x), to_dtype(dt, n)]))
+    return cs
+
+
 def elementwise_cases(rng):
-    return unary_cases(rng) + binary_cases(rng) + promotion_cases(rng) + where_clamp_cases(rng)
+    return (unary_cases(rng) + binary_cases(rng) + promotion_cases(rng) + where_clamp_cases(rng) +
+            rem_bitwise_cases(rng))
 
 
 def all_cases(rng):

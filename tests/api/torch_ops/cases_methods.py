@@ -3,12 +3,13 @@ driver op runs on (a spread of) the cases of the free function it stands beside,
 with torch's own method or operator (see cases.py for the format)."""
 import operator
 
-from cases import TORCH
+from cases import TORCH, lax_shift
 
 PER_OP = 8  # cases taken from each base op, spread over its list (dtypes, shapes, specials)
 
 # Method forms: driver op -> (base op whose cases it reuses, torch reference).
-UNARY = "abs neg sign exp log log1p expm1 sqrt rsqrt square sin cos tanh sigmoid erf floor round relu".split()
+UNARY = ("abs neg sign exp log log1p expm1 sqrt rsqrt square sin cos tanh sigmoid erf floor round relu "
+         "ceil erfinv exp2 tan isfinite bitwise_not").split()
 METHODS = {f"Tensor::{m}": (m, lambda t, a, m=m: getattr(t[0], m)()) for m in UNARY}
 METHODS.update({
     "Tensor::silu": ("silu", TORCH["silu"]),
@@ -37,8 +38,12 @@ METHODS.update({
     "Tensor::pow_int": ("pow_int", lambda t, a: t[0].pow(a["exponent"])),
     "Tensor::clamp": ("clamp", lambda t, a: t[0].clamp(a.get("min"), a.get("max"))),
 })
-for m in "maximum minimum matmul add sub mul div eq ne lt le gt ge".split():
+for m in ("maximum minimum matmul add sub mul div eq ne lt le gt ge fmod remainder bitwise_and bitwise_or "
+          "bitwise_xor bitwise_left_shift bitwise_right_shift").split():
     METHODS[f"Tensor::{m}"] = (m, lambda t, a, m=m: getattr(t[0], m)(t[1]))
+
+for m in ["bitwise_left_shift", "bitwise_right_shift"]:  # out-of-range amounts: lax's rule
+    METHODS[f"Tensor::{m}"] = (m, lax_shift(m))
 
 OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
        ">=": operator.ge}

@@ -255,6 +255,21 @@ void add_tensor_rows(std::vector<OpRow>& r) {
   r.push_back(unary("floor", "floor(const Tensor&)", floor));
   r.push_back(unary("round", "round(const Tensor&)", round));
   r.push_back(unary("square", "square(const Tensor&)", square));
+  r.push_back(unary("ceil", "ceil(const Tensor&)", ceil));
+  r.push_back(unary("erfinv", "erfinv(const Tensor&)", erfinv));
+  r.push_back(unary("exp2", "exp2(const Tensor&)", exp2));
+  r.push_back(unary("tan", "tan(const Tensor&)", tan));
+  r.push_back(unary("isfinite", "isfinite(const Tensor&)", isfinite));
+  r.push_back(unary("bitwise_not", "bitwise_not(const Tensor&)", bitwise_not));
+  r.push_back(binary("fmod", "fmod(const Tensor&,const Tensor&)", fmod));
+  r.push_back(binary("remainder", "remainder(const Tensor&,const Tensor&)", remainder));
+  r.push_back(binary("bitwise_and", "bitwise_and(const Tensor&,const Tensor&)", bitwise_and));
+  r.push_back(binary("bitwise_or", "bitwise_or(const Tensor&,const Tensor&)", bitwise_or));
+  r.push_back(binary("bitwise_xor", "bitwise_xor(const Tensor&,const Tensor&)", bitwise_xor));
+  r.push_back(binary("bitwise_left_shift", "bitwise_left_shift(const Tensor&,const Tensor&)",
+                     bitwise_left_shift));
+  r.push_back(binary("bitwise_right_shift", "bitwise_right_shift(const Tensor&,const Tensor&)",
+                     bitwise_right_shift));
   r.push_back({"clamp",
                {"clamp(const Tensor&,std::optional<double>,std::optional<double>)"},
                [](Call& c) { return clamp(c.x(0), c.maybe("min"), c.maybe("max")); }});

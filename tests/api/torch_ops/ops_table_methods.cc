@@ -98,6 +98,38 @@ void add_method_rows(std::vector<OpRow>& r) {
   r.push_back({"Tensor::pow_int", {"Tensor::pow(I) const"}, [](Call& c) {
                  return c.x(0).pow(c.i("exponent"));
                }});
+  r.push_back({"Tensor::ceil", {"Tensor::ceil() const"}, [](Call& c) { return c.x(0).ceil(); }});
+  r.push_back(
+      {"Tensor::erfinv", {"Tensor::erfinv() const"}, [](Call& c) { return c.x(0).erfinv(); }});
+  r.push_back({"Tensor::exp2", {"Tensor::exp2() const"}, [](Call& c) { return c.x(0).exp2(); }});
+  r.push_back({"Tensor::tan", {"Tensor::tan() const"}, [](Call& c) { return c.x(0).tan(); }});
+  r.push_back({"Tensor::isfinite", {"Tensor::isfinite() const"}, [](Call& c) {
+                 return c.x(0).isfinite();
+               }});
+  r.push_back({"Tensor::bitwise_not", {"Tensor::bitwise_not() const"}, [](Call& c) {
+                 return c.x(0).bitwise_not();
+               }});
+  r.push_back({"Tensor::fmod", {"Tensor::fmod(const Tensor&) const"}, [](Call& c) {
+                 return c.x(0).fmod(c.x(1));
+               }});
+  r.push_back({"Tensor::remainder", {"Tensor::remainder(const Tensor&) const"}, [](Call& c) {
+                 return c.x(0).remainder(c.x(1));
+               }});
+  r.push_back({"Tensor::bitwise_and", {"Tensor::bitwise_and(const Tensor&) const"}, [](Call& c) {
+                 return c.x(0).bitwise_and(c.x(1));
+               }});
+  r.push_back({"Tensor::bitwise_or", {"Tensor::bitwise_or(const Tensor&) const"}, [](Call& c) {
+                 return c.x(0).bitwise_or(c.x(1));
+               }});
+  r.push_back({"Tensor::bitwise_xor", {"Tensor::bitwise_xor(const Tensor&) const"}, [](Call& c) {
+                 return c.x(0).bitwise_xor(c.x(1));
+               }});
+  r.push_back({"Tensor::bitwise_left_shift",
+               {"Tensor::bitwise_left_shift(const Tensor&) const"},
+               [](Call& c) { return c.x(0).bitwise_left_shift(c.x(1)); }});
+  r.push_back({"Tensor::bitwise_right_shift",
+               {"Tensor::bitwise_right_shift(const Tensor&) const"},
+               [](Call& c) { return c.x(0).bitwise_right_shift(c.x(1)); }});
   r.push_back({"Tensor::clamp",
                {"Tensor::clamp(std::optional<double>,std::optional<double>) const"},
                [](Call& c) { return c.x(0).clamp(c.maybe("min"), c.maybe("max")); }});
