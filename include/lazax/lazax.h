@@ -7,6 +7,7 @@
 #include "lazax/autodiff/check_grads.h"
 #include "lazax/autodiff/control_flow.h"
 #include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/transforms.h"
 #include "lazax/autodiff/tree.h"
 #include "lazax/nn/layers.h"
