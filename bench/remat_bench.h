@@ -13,10 +13,10 @@ struct RematBenchOptions {
 };
 
 // One JSON object per policy: policy, device_bytes (saved for the backward, all layers),
-// host_bytes (0: offload is not built), recompute_flops (matmul FLOPs the backward programs
-// recompute beyond everything_saveable's, all layers), step_ms (best), peak_bytes (the cpu
-// backend's planned peak of live bytes for the step's program), measured_peak_bytes (the peak of
-// live buffer bytes during a step beyond those live before it; buffers reused from the
+// host_bytes (saved in host memory by the offload policies), recompute_flops (matmul FLOPs the
+// backward programs recompute beyond everything_saveable's, all layers), step_ms (best), peak_bytes
+// (the cpu backend's planned peak of live bytes for the step's program), measured_peak_bytes (the
+// peak of live buffer bytes during a step beyond those live before it; buffers reused from the
 // programs' pools are not counted again).
 nlohmann::json run_remat_bench(const RematBenchOptions& options);
 

@@ -54,7 +54,7 @@ void add_train_command(CLI::App& app) {
       "--remat", o->remat,
       "what each layer's backward keeps, with --mode assume_pure: none (lazax's default "
       "split), nothing_saveable, everything_saveable, dots_saveable, "
-      "dots_with_no_batch_dims_saveable");
+      "dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims");
   sub->add_option("--init", o->init, "start from these weights (FILE.safetensors)");
   sub->add_option("--batches", o->batches,
                   "train on these token ids, in order: an int32/int64 .npy [steps, batch, seq+1]");

@@ -1,5 +1,6 @@
 #include "lazax/autodiff/function_ad.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <span>
@@ -351,17 +352,18 @@ void extract_programs(const std::string& name, const JointProgram& joint, const 
   p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
 }
 
-// `f` reading its parameters through one optimization_barrier: values it computes from them are
-// then not the same values as the forward's for CSE (remat's prevent_cse).
-FunctionPtr with_input_barrier(const FunctionPtr& f) {
-  if (f->num_params() == 0) return f;
+// `f` rebuilt with its parameters passed through `on_params` (which adds nodes reading them and
+// returns what the body reads in their place) and its results through `on_results`.
+using Rewrite = std::function<std::vector<ValueRef>(Builder&, std::vector<ValueRef>)>;
+FunctionPtr rewrite_edges(const FunctionPtr& f, const Rewrite& on_params,
+                          const Rewrite& on_results) {
   Builder b(f->name());
   std::vector<ValueRef> params;
   for (int i = 0; i < f->num_params(); ++i) params.push_back(b.param(f->param_type(i)));
-  std::vector<ValueRef> barrier = b.add_multi(OpCode::optimization_barrier, params);
+  params = on_params(b, std::move(params));
   std::vector<std::vector<ValueRef>> values(f->nodes().size());
   for (int i = 0; i < f->num_params(); ++i)
-    values[static_cast<size_t>(i)] = {barrier[static_cast<size_t>(i)]};
+    values[static_cast<size_t>(i)] = {params[static_cast<size_t>(i)]};
   for (size_t i = static_cast<size_t>(f->num_params()); i < f->nodes().size(); ++i) {
     Node n = f->nodes()[i];
     for (ValueRef& o : n.operands)
@@ -371,7 +373,45 @@ FunctionPtr with_input_barrier(const FunctionPtr& f) {
   std::vector<ValueRef> results;
   for (ValueRef r : f->results())
     results.push_back(values[static_cast<size_t>(r.node)][static_cast<size_t>(r.index)]);
-  return b.build(results);
+  return b.build(on_results(b, std::move(results)));
+}
+
+std::vector<ValueRef> unchanged(Builder&, std::vector<ValueRef> v) { return v; }
+
+// `f` reading its parameters through one optimization_barrier: values it computes from them are
+// then not the same values as the forward's for CSE (remat's prevent_cse).
+FunctionPtr with_input_barrier(const FunctionPtr& f) {
+  if (f->num_params() == 0) return f;
+  return rewrite_edges(
+      f,
+      [](Builder& b, std::vector<ValueRef> params) {
+        return b.add_multi(OpCode::optimization_barrier, std::move(params));
+      },
+      unchanged);
+}
+
+// Offload: the forward copies the offloaded residuals to host memory as it returns them, the
+// backward copies them back to the device before it reads them.
+void offload_residuals(VjpPrograms& p) {
+  auto copy = [](Builder& b, ValueRef v, MemoryKind kind) {
+    return b.add(OpCode::copy_to_memory_kind, {v}, MemoryKindAttrs{kind});
+  };
+  p.fwd = rewrite_edges(p.fwd, unchanged, [&](Builder& b, std::vector<ValueRef> results) {
+    for (size_t k = 0; k < p.offloaded.size(); ++k)
+      if (p.offloaded[k]) {
+        ValueRef& r = results[static_cast<size_t>(p.num_outputs) + k];
+        r = copy(b, r, MemoryKind::host);
+      }
+    return results;
+  });
+  p.bwd = rewrite_edges(
+      p.bwd,
+      [&](Builder& b, std::vector<ValueRef> params) {
+        for (size_t k = 0; k < p.offloaded.size(); ++k)
+          if (p.offloaded[k]) params[k] = copy(b, params[k], MemoryKind::device);
+        return params;
+      },
+      unchanged);
 }
 
 }  // namespace
@@ -396,8 +436,16 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   JointProgram joint = trace_joint(*f, p);
   Partition part = partition(joint, f->name(), policy);
   extract_programs(f->name(), joint, part, p);
-  if (policy && prevent_cse) {
-    p.bwd = with_input_barrier(p.bwd);
+  p.offloaded.assign(part.residuals.size(), false);
+  bool any_offloaded = false;
+  for (size_t k = 0; policy && policy->offload && k < part.residuals.size(); ++k) {
+    p.offloaded[k] = policy->offload(joint.fn(), joint.fn().node(part.residuals[k].node));
+    any_offloaded = any_offloaded || p.offloaded[k];
+  }
+  if (any_offloaded) offload_residuals(p);
+  if (policy && prevent_cse) p.bwd = with_input_barrier(p.bwd);
+  if (any_offloaded || (policy && prevent_cse)) {
+    p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
     p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
   }
   std::lock_guard<std::mutex> lock(g_mu);

@@ -79,12 +79,46 @@ RematPolicy save_anything_except_these_names(std::vector<std::string> names) {
           }};
 }
 
+RematPolicy save_and_offload_only_these_names(std::vector<std::string> saved,
+                                              std::vector<std::string> offloaded) {
+  auto keep = name_set("save_and_offload_only_these_names", saved);
+  auto host = name_set("save_and_offload_only_these_names", offloaded);
+  for (const std::string& n : keep) {
+    if (host.count(n))
+      throw ValueError("[save_and_offload_only_these_names] '" + n +
+                       "' is both saved and offloaded: list each name once");
+  }
+  auto in = [](const std::set<std::string>& s, const Node& n) {
+    const std::string* name = name_of(n);
+    return name && s.count(*name) > 0;
+  };
+  return {"save_and_offload_only_these_names(" + joined(saved) + ";" + joined(offloaded) + ")",
+          [keep, host, in](const Function&, const Node& n) { return in(keep, n) || in(host, n); },
+          [host, in](const Function&, const Node& n) { return in(host, n); }};
+}
+
+RematPolicy offload_dot_with_no_batch_dims() {
+  RematPolicy p = dots_with_no_batch_dims_saveable();
+  p.name = "offload_dot_with_no_batch_dims";
+  p.offload = p.saveable;
+  return p;
+}
+
 RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b) {
   if (!a.saveable || !b.saveable)
     throw ValueError("[save_from_both_policies] a policy without a predicate");
   std::string name = "save_from_both_policies(" + a.name + "," + b.name + ")";
-  return {std::move(name), [a = std::move(a.saveable), b = std::move(b.saveable)](
-                               const Function& f, const Node& n) { return a(f, n) || b(f, n); }};
+  // Offloaded where the policy that saves the value offloads it (device wins when both save).
+  auto offload = [a, b](const Function& f, const Node& n) {
+    const bool a_dev = a.saveable(f, n) && !(a.offload && a.offload(f, n));
+    const bool b_dev = b.saveable(f, n) && !(b.offload && b.offload(f, n));
+    return !a_dev && !b_dev;
+  };
+  return {std::move(name),
+          [a = a.saveable, b = b.saveable](const Function& f, const Node& n) {
+            return a(f, n) || b(f, n);
+          },
+          std::move(offload)};
 }
 
 RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable) {
@@ -97,11 +131,12 @@ RematPolicy custom(std::string name, std::function<bool(const Function&, const N
 
 RematPolicy by_name(const std::string& name) {
   for (RematPolicy p : {everything_saveable(), nothing_saveable(), dots_saveable(),
-                        dots_with_no_batch_dims_saveable()})
+                        dots_with_no_batch_dims_saveable(), offload_dot_with_no_batch_dims()})
     if (p.name == name) return p;
-  throw ValueError("[remat] no policy named '" + name +
-                   "'; the policies without arguments are everything_saveable, nothing_saveable, "
-                   "dots_saveable, dots_with_no_batch_dims_saveable");
+  throw ValueError(
+      "[remat] no policy named '" + name +
+      "'; the policies without arguments are everything_saveable, nothing_saveable, "
+      "dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims");
 }
 
 }  // namespace policies
@@ -132,6 +167,7 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
   const Function& fwd = *p.fwd;
   for (int k = 0; k < p.num_residuals; ++k) {
     ValueRef r = fwd.results()[static_cast<size_t>(p.num_outputs + k)];
+    if (fwd.node(r.node).op == OpCode::copy_to_memory_kind) r = fwd.node(r.node).operands[0];
     const Node& node = fwd.node(r.node);
     std::string line = fwd.type(r).str();
     if (node.op == OpCode::checkpoint_name) {
@@ -139,6 +175,7 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
     } else {
       line += " output of " + std::string(op_name(node.op));
     }
+    if (p.offloaded[static_cast<size_t>(k)]) line += " (offloaded to host)";
     if (node.debug.file)
       line += " from " + std::string(node.debug.file) + ":" + std::to_string(node.debug.line);
     lines.push_back(std::move(line));

@@ -10,6 +10,7 @@
 
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/autodiff/transforms.h"
+#include "lazax/backend/backend.h"
 #include "lazax/ir/printer.h"
 
 using namespace lazax;
@@ -47,6 +48,8 @@ std::vector<RematPolicy> all_policies() {
           save_any_names_but_these({"y"}),
           save_anything_except_these_names({"h"}),
           save_from_both_policies(dots_saveable(), save_only_these_names({"y"})),
+          save_and_offload_only_these_names({"y"}, {"h"}),
+          offload_dot_with_no_batch_dims(),
           custom("tanh_only", [](const Function&, const Node& n) { return n.op == OpCode::tanh; })};
 }
 
@@ -131,6 +134,25 @@ TEST(Remat, WorksUnderTheTapeAndNested) {
     expect_near(vec(w2.grad()), g2);
     zero_grad({w1, w2});
   }
+}
+
+// Offloaded residuals are saved in host memory: the forward copies them there, the backward
+// copies them back, and the cpu backend's plan counts their bytes as host bytes.
+TEST(Remat, OffloadMovesNamedResidualsToHost) {
+  Inputs in;
+  auto f = checkpoint(net, policies::save_and_offload_only_these_names({"y"}, {"h"}));
+  std::vector<std::string> lines = saved_residuals(f, in.x, in.w1, in.w2);
+  EXPECT_EQ(count_with(lines, "f32[2,4] named 'h' (offloaded to host)"), 1)
+      << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "f32[2,2] named 'y'"), 1) << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "'y' (offloaded"), 0) << ::testing::PrintToString(lines);
+  auto e = f.entry(in.x, in.w1, in.w2);
+  std::vector<bool> wrt(static_cast<size_t>(e->fn->num_params()), true);
+  const auto& p = autodiff::vjp_programs(e->fn, wrt, e->remat.get(), e->prevent_cse);
+  auto fwd = make_backend("cpu")->compile(p.fwd);
+  EXPECT_EQ(fwd->plan_stats().peak_host_bytes, 2 * 4 * 4);  // h, f32[2,4]
+  EXPECT_NE(print_program(*p.bwd).find("copy_to_memory_kind"), std::string::npos);
+  EXPECT_THROW(policies::save_and_offload_only_these_names({"h", "y"}, {"y"}), ValueError);
 }
 
 TEST(Remat, BadPoliciesAndNamesSayWhatToDo) {

@@ -36,6 +36,7 @@ struct VjpPrograms {
   int num_outputs = 0;
   int num_residuals = 0;
   std::vector<int> bwd_inputs;     // the primal inputs bwd reads, ascending (never residuals)
+  std::vector<bool> offloaded;     // per residual: saved in host memory (a remat policy's offload)
   std::vector<bool> wrt;           // which inputs get cotangents
   std::vector<int32_t> wrt_index;  // the same as a list: input i of bwd's result k
   std::vector<bool> ct_outputs;    // which outputs take a cotangent (the floating ones)

@@ -28,6 +28,9 @@ namespace lazax {
 struct RematPolicy {
   std::string name;
   std::function<bool(const Function& fn, const Node& node)> saveable;
+  // Of the saveable values, those saved in host memory: the forward program copies them to the
+  // `host` memory kind, the backward program copies them back (null: none).
+  std::function<bool(const Function& fn, const Node& node)> offload;
 };
 
 // JAX's policies (jax.checkpoint_policies), with its names and semantics.
@@ -43,12 +46,19 @@ RematPolicy save_only_these_names(std::vector<std::string> names);
 RematPolicy save_any_names_but_these(std::vector<std::string> names);
 // Every value, except those named one of `names`.
 RematPolicy save_anything_except_these_names(std::vector<std::string> names);
-// What either policy saves.
+// Values named one of `saved` are saved, those named one of `offloaded` are saved in host
+// memory; a name in both lists is a ValueError.
+RematPolicy save_and_offload_only_these_names(std::vector<std::string> saved,
+                                              std::vector<std::string> offloaded);
+// Results of dot_general without batch dims, saved in host memory.
+RematPolicy offload_dot_with_no_batch_dims();
+// What either policy saves (offloaded where the policy that saves it offloads it).
 RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b);
 // A user policy: a predicate over the node (its op, attributes and result types).
 RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable);
 // The policy without arguments of that name (everything_saveable, nothing_saveable,
-// dots_saveable, dots_with_no_batch_dims_saveable); a ValueError listing them for another name.
+// dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims); a ValueError
+// listing them for another name.
 RematPolicy by_name(const std::string& name);
 }  // namespace policies
 
