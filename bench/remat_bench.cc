@@ -46,7 +46,8 @@ Split block_split(const nn::Llama& model, const Tensor& h) {
   Split s;
   for (int k = 0; k < p.num_residuals; ++k) {
     const auto bytes = static_cast<int64_t>(
-        p.fwd->type(p.fwd->results()[static_cast<size_t>(p.num_outputs + k)]).bytes());
+        p.fwd->type(p.fwd->results()[static_cast<size_t>(p.num_outputs) + static_cast<size_t>(k)])
+            .bytes());
     (p.offloaded[static_cast<size_t>(k)] ? s.host_bytes : s.saved_bytes) += bytes;
   }
   // (The inputs the backward reads are the layer's weights and its input: kept by the model

@@ -112,11 +112,12 @@ void add_remat(CLI::App& bench) {
     }
     std::printf("%-34s %10s %10s %14s %10s %10s\n", "policy", "saved MB", "host MB", "recompute GF",
                 "step ms", "peak MB");
-    for (const auto& r : rows)
+    for (const auto& r : rows) {
       std::printf("%-34s %10.1f %10.1f %14.2f %10.1f %10.1f\n",
                   r["policy"].get<std::string>().c_str(), r["device_bytes"].get<double>() / 1e6,
                   r["host_bytes"].get<double>() / 1e6, r["recompute_flops"].get<double>() / 1e9,
                   r["step_ms"].get<double>(), r["peak_bytes"].get<double>() / 1e6);
+    }
   });
 }
 

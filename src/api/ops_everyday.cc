@@ -2,6 +2,7 @@
 // one_hot, the functional layer_norm and dropout. Each is written with Tensor ops, so gradients
 // come from the primitives' rules.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "lazax/api/random.h"
@@ -82,7 +83,7 @@ Tensor linspace(double start, double end, int64_t steps, DType dtype) {
   Tensor i = iota(DType::f64, Shape{steps}, 0);
   Tensor up = i * step + start;
   Tensor down = (static_cast<double>(steps - 1) - i) * (-step) + end;
-  Tensor r = where(i < static_cast<double>(steps / 2), up, down);
+  Tensor r = where(i < std::floor(static_cast<double>(steps) / 2), up, down);
   return r.to(dtype);
 }
 
@@ -110,10 +111,11 @@ Tensor one_hot(const Tensor& indices, int64_t num_classes) {
     throw ValueError("[one_hot] num_classes must be -1 (inferred) or >= 0, got " +
                      str(num_classes));
   if (indices.is_pending()) {
-    if (num_classes == -1)
+    if (num_classes == -1) {
       throw ValueError("[one_hot] cannot infer num_classes from the pending tensor " +
                        indices.type_str() +
                        " without computing it; pass num_classes (the number of classes)");
+    }
   } else {
     const Literal& v = indices.impl()->data();
     int64_t most = -1;
@@ -152,10 +154,11 @@ Tensor layer_norm(const Tensor& x, const std::vector<int64_t>& normalized_shape,
     if (p->defined() && p->sizes() != normalized_shape)
       throw_shape("layer_norm", std::string(p == &weight ? "weight" : "bias") + " " +
                                     p->type_str() + " must have normalized_shape, got " + ctx());
-    if (p->defined() && p->dtype() != x.dtype())  // as PyTorch: no promotion
+    if (p->defined() && p->dtype() != x.dtype()) {  // as PyTorch: no promotion
       throw DTypeError(std::string("[layer_norm] ") + (p == &weight ? "weight " : "bias ") +
                        p->type_str() + " must have the input's dtype, got " + ctx() +
                        "; convert it with .to(...)");
+    }
   }
   std::vector<int64_t> dims;
   for (int64_t i = 0; i < k; ++i) dims.push_back(x.dim() - k + i);

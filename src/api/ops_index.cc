@@ -32,10 +32,11 @@ void check_index_values(const Tensor& index, int64_t lo, int64_t size, const cha
   const Literal& v = index.impl()->data();
   for (int64_t i = 0; i < v.numel(); ++i) {
     const auto k = static_cast<int64_t>(v.at(i));
-    if (k < lo || k >= size)
+    if (k < lo || k >= size) {
       throw ValueError(std::string("[") + op + "] index " + str(k) + " is out of bounds for " +
                        what + " with size " + str(size) + "; indices must be in [" + str(lo) +
                        ", " + str(size) + ")");
+    }
   }
 }
 
@@ -158,10 +159,11 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
   if (src.dim() != index.dim() && !(src.dim() <= 1 && index.dim() <= 1))
     throw_shape("scatter_add", "src must have as many dimensions as index, got " + ctx);
   for (int64_t i = 0; i < index.dim(); ++i) {
-    if (index.size(i) > src.size(i))
+    if (index.size(i) > src.size(i)) {
       throw_shape("scatter_add", "index is larger than src in dimension " + str(i) + " (" +
                                      str(index.size(i)) + " vs " + str(src.size(i)) + "), got " +
                                      ctx);
+    }
   }
   const int64_t n = x.dim() == 0 ? 1 : x.size(d);
   check_index_values(index, 0, n, "scatter_add", "dimension " + str(d) + " of " + x.type_str());
@@ -295,10 +297,11 @@ std::vector<Step> resolve(const Tensor& x, const std::vector<TensorIndex>& indic
     const int64_t n = x.size(s.dim);
     if (e.kind == Kind::integer) {
       const int64_t i = e.integer;
-      if (i < -n || i >= n)
+      if (i < -n || i >= n) {
         throw ValueError(std::string("[") + op + "] index " + str(i) +
                          " is out of bounds for dimension " + str(s.dim) + " with size " + str(n) +
                          ": " + ctx());
+      }
       s.start = i < 0 ? i + n : i;
       s.len = 1;
     } else if (e.kind == Kind::slice) {
@@ -329,10 +332,11 @@ std::vector<Step> resolve(const Tensor& x, const std::vector<TensorIndex>& indic
 Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   operand(*this, "index");
   std::vector<Step> steps = resolve(*this, indices, "index");
-  for (const Step& s : steps)  // a tensor entry's values, before recording anything
+  for (const Step& s : steps) {  // a tensor entry's values, before recording anything
     if (s.entry->kind == Kind::tensor)
       check_index_values(s.entry->tensor, -size(s.dim), size(s.dim), "index",
                          "dimension " + str(s.dim) + " of " + type_str());
+  }
   Tensor r = clone();
   int64_t cur = 0;  // the dim of r the next entry works on
   for (size_t n = 0; n < steps.size(); ++n) {
@@ -397,11 +401,12 @@ Tensor index_put(const Tensor& x, const std::vector<Tensor>& indices, const Tens
     ctx += " " + i.type_str();
   }
   const auto k = static_cast<int64_t>(indices.size());
-  if (k == 0 || k > x.dim())
+  if (k == 0 || k > x.dim()) {
     throw_shape("index_put", "needs 1 to " + str(x.dim()) +
                                  " index tensors (one per leading "
                                  "dim), got " +
                                  ctx);
+  }
   if (values.dtype() != x.dtype())
     throw DTypeError("[index_put] values must have the input's dtype, got " + ctx +
                      "; convert them with .to(...)");
@@ -462,6 +467,7 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
                                       [](const TensorIndex& e) { return e.kind == Kind::tensor; });
   if (all_tensors) {
     std::vector<Tensor> ts;
+    ts.reserve(indices.size());
     for (const TensorIndex& e : indices) ts.push_back(e.tensor);
     Tensor v = value.dtype() == dtype() ? value : value.to(dtype());
     return copy_as(*this, lazax::index_put(*this, ts, v), "index_put_");
@@ -474,17 +480,19 @@ Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor
       const int64_t want = indexed[indexed.size() - vs.size() + j];
       fits = vs[j] == 1 || vs[j] == want;
     }
-    if (!fits)
+    if (!fits) {
       throw_shape("index_put_", "value " + value.type_str() + " cannot be broadcast to " +
                                     vec_str(indexed) + ", the shape of index " + list_str(indices) +
                                     " of " + type_str());
+    }
   };
   if (std::any_of(steps.begin(), steps.end(),
                   [](const Step& s) { return s.entry->kind == Kind::tensor; })) {
-    for (const Step& s : steps)
+    for (const Step& s : steps) {
       if (s.entry->kind == Kind::tensor)
         check_index_values(s.entry->tensor, -size(s.dim), size(s.dim), "index_put_",
                            "dimension " + str(s.dim) + " of " + type_str());
+    }
     // Tensor entries among others: the flat positions x.index(indices) reads, written by a flat
     // index_put (so the indexed shape is index()'s by construction).
     Tensor pos = lazax::reshape(arange(numel()), sizes()).index(indices);

@@ -299,10 +299,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     throw_shape("matmul", "both operands need at least one dimension, got " + ctx() +
                               "; use mul for scalars");
   // As PyTorch ("expected m1 and m2 to have the same dtype"): no promotion between operands.
-  if (a.dtype() != b.dtype())
+  if (a.dtype() != b.dtype()) {
     throw DTypeError("[matmul] expects operands of the same dtype, got " + ctx() +
                      "; convert one with .to(...), e.g. b.to(DType::" +
                      std::string(dtype_name(a.dtype())) + ")");
+  }
   const DType t = a.dtype();
   if (t == DType::boolean)
     throw DTypeError("[matmul] does not accept bool operands, got " + ctx() + "; convert first");

@@ -22,10 +22,11 @@ std::tuple<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool la
   operand(x, "topk");
   const int64_t d = norm_dim(dim, x.dim(), "topk");
   const int64_t n = x.dim() == 0 ? 1 : x.shape()[static_cast<size_t>(d)];
-  if (k < 0 || k > n)
+  if (k < 0 || k > n) {
     throw ValueError("[topk] k=" + std::to_string(k) + " is out of range for dimension " +
                      std::to_string(d) + " of " + x.type_str() + "; use k in [0, " +
                      std::to_string(n) + "]");
+  }
   auto [values, indices] = sort(x, d, largest);
   if (x.dim() == 0) return {values, indices};
   return {values.slice(d, 0, k), indices.slice(d, 0, k)};

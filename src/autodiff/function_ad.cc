@@ -359,6 +359,7 @@ FunctionPtr rewrite_edges(const FunctionPtr& f, const Rewrite& on_params,
                           const Rewrite& on_results) {
   Builder b(f->name());
   std::vector<ValueRef> params;
+  params.reserve(static_cast<size_t>(f->num_params()));
   for (int i = 0; i < f->num_params(); ++i) params.push_back(b.param(f->param_type(i)));
   params = on_params(b, std::move(params));
   std::vector<std::vector<ValueRef>> values(f->nodes().size());
@@ -397,11 +398,12 @@ void offload_residuals(VjpPrograms& p) {
     return b.add(OpCode::copy_to_memory_kind, {v}, MemoryKindAttrs{kind});
   };
   p.fwd = rewrite_edges(p.fwd, unchanged, [&](Builder& b, std::vector<ValueRef> results) {
-    for (size_t k = 0; k < p.offloaded.size(); ++k)
+    for (size_t k = 0; k < p.offloaded.size(); ++k) {
       if (p.offloaded[k]) {
         ValueRef& r = results[static_cast<size_t>(p.num_outputs) + k];
         r = copy(b, r, MemoryKind::host);
       }
+    }
     return results;
   });
   p.bwd = rewrite_edges(
@@ -540,6 +542,7 @@ std::vector<Tensor> call_jvp(const FunctionPtr& f, std::span<const Tensor> input
   std::vector<Tensor> r = record_op(OpCode::call, in, CallAttrs{jvp_program(f)});
   std::vector<Tensor> out;
   const std::vector<TensorType>& results = f->result_types();
+  out.reserve(results.size());
   size_t k = results.size();
   for (const TensorType& t : results) out.push_back(is_floating(t.dtype) ? r[k++] : Tensor());
   return out;

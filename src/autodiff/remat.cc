@@ -54,7 +54,7 @@ RematPolicy dots_with_no_batch_dims_saveable() {
           }};
 }
 
-RematPolicy save_only_these_names(std::vector<std::string> names) {
+RematPolicy save_only_these_names(const std::vector<std::string>& names) {
   auto s = name_set("save_only_these_names", names);
   return {"save_only_these_names(" + joined(names) + ")", [s](const Function&, const Node& n) {
             const std::string* name = name_of(n);
@@ -62,7 +62,7 @@ RematPolicy save_only_these_names(std::vector<std::string> names) {
           }};
 }
 
-RematPolicy save_any_names_but_these(std::vector<std::string> names) {
+RematPolicy save_any_names_but_these(const std::vector<std::string>& names) {
   auto s = name_set("save_any_names_but_these", names);
   return {"save_any_names_but_these(" + joined(names) + ")", [s](const Function&, const Node& n) {
             const std::string* name = name_of(n);
@@ -70,7 +70,7 @@ RematPolicy save_any_names_but_these(std::vector<std::string> names) {
           }};
 }
 
-RematPolicy save_anything_except_these_names(std::vector<std::string> names) {
+RematPolicy save_anything_except_these_names(const std::vector<std::string>& names) {
   auto s = name_set("save_anything_except_these_names", names);
   return {"save_anything_except_these_names(" + joined(names) + ")",
           [s](const Function&, const Node& n) {
@@ -79,8 +79,8 @@ RematPolicy save_anything_except_these_names(std::vector<std::string> names) {
           }};
 }
 
-RematPolicy save_and_offload_only_these_names(std::vector<std::string> saved,
-                                              std::vector<std::string> offloaded) {
+RematPolicy save_and_offload_only_these_names(const std::vector<std::string>& saved,
+                                              const std::vector<std::string>& offloaded) {
   auto keep = name_set("save_and_offload_only_these_names", saved);
   auto host = name_set("save_and_offload_only_these_names", offloaded);
   for (const std::string& n : keep) {
@@ -104,9 +104,10 @@ RematPolicy offload_dot_with_no_batch_dims() {
   return p;
 }
 
-RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b) {
-  if (!a.saveable || !b.saveable)
+RematPolicy save_from_both_policies(const RematPolicy& a, const RematPolicy& b) {
+  if (!a.saveable || !b.saveable) {
     throw ValueError("[save_from_both_policies] a policy without a predicate");
+  }
   std::string name = "save_from_both_policies(" + a.name + "," + b.name + ")";
   // Offloaded where the policy that saves the value offloads it (device wins when both save).
   auto offload = [a, b](const Function& f, const Node& n) {
@@ -121,11 +122,13 @@ RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b) {
           std::move(offload)};
 }
 
-RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable) {
-  if (name.empty() || !saveable)
+RematPolicy custom(const std::string& name,
+                   std::function<bool(const Function&, const Node&)> saveable) {
+  if (name.empty() || !saveable) {
     throw ValueError(
         "[policies::custom] give the policy a name (it keys the program cache) and "
         "a predicate");
+  }
   return {"custom:" + name, std::move(saveable)};
 }
 
@@ -142,10 +145,11 @@ RematPolicy by_name(const std::string& name) {
 }  // namespace policies
 
 Tensor checkpoint_name(const Tensor& x, const std::string& name) {
-  if (name.empty())
+  if (name.empty()) {
     throw ValueError(
         "[checkpoint_name] the name is empty: give the value a name that policies "
         "such as save_only_these_names can list");
+  }
   return record_op(OpCode::checkpoint_name, {&x}, SharedAttrs(CheckpointNameAttrs{name}));
 }
 
@@ -166,7 +170,7 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
   }
   const Function& fwd = *p.fwd;
   for (int k = 0; k < p.num_residuals; ++k) {
-    ValueRef r = fwd.results()[static_cast<size_t>(p.num_outputs + k)];
+    ValueRef r = fwd.results()[static_cast<size_t>(p.num_outputs) + static_cast<size_t>(k)];
     if (fwd.node(r.node).op == OpCode::copy_to_memory_kind) r = fwd.node(r.node).operands[0];
     const Node& node = fwd.node(r.node);
     std::string line = fwd.type(r).str();

@@ -41,21 +41,22 @@ RematPolicy nothing_saveable();
 RematPolicy dots_saveable();
 RematPolicy dots_with_no_batch_dims_saveable();
 // Values named by checkpoint_name with one of `names`.
-RematPolicy save_only_these_names(std::vector<std::string> names);
+RematPolicy save_only_these_names(const std::vector<std::string>& names);
 // Named values, except those named one of `names`.
-RematPolicy save_any_names_but_these(std::vector<std::string> names);
+RematPolicy save_any_names_but_these(const std::vector<std::string>& names);
 // Every value, except those named one of `names`.
-RematPolicy save_anything_except_these_names(std::vector<std::string> names);
+RematPolicy save_anything_except_these_names(const std::vector<std::string>& names);
 // Values named one of `saved` are saved, those named one of `offloaded` are saved in host
 // memory; a name in both lists is a ValueError.
-RematPolicy save_and_offload_only_these_names(std::vector<std::string> saved,
-                                              std::vector<std::string> offloaded);
+RematPolicy save_and_offload_only_these_names(const std::vector<std::string>& saved,
+                                              const std::vector<std::string>& offloaded);
 // Results of dot_general without batch dims, saved in host memory.
 RematPolicy offload_dot_with_no_batch_dims();
 // What either policy saves (offloaded where the policy that saves it offloads it).
-RematPolicy save_from_both_policies(RematPolicy a, RematPolicy b);
+RematPolicy save_from_both_policies(const RematPolicy& a, const RematPolicy& b);
 // A user policy: a predicate over the node (its op, attributes and result types).
-RematPolicy custom(std::string name, std::function<bool(const Function&, const Node&)> saveable);
+RematPolicy custom(const std::string& name,
+                   std::function<bool(const Function&, const Node&)> saveable);
 // The policy without arguments of that name (everything_saveable, nothing_saveable,
 // dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims); a ValueError
 // listing them for another name.
@@ -72,7 +73,7 @@ struct CheckpointOptions {
 
 template <class F>
 PureFunction<F> checkpoint(F f, RematPolicy policy = policies::nothing_saveable(),
-                           CheckpointOptions opts = {}, Loc loc = Loc::current()) {
+                           const CheckpointOptions& opts = {}, Loc loc = Loc::current()) {
   PureOptions p;
   p.name = opts.name;
   p.remat = std::make_shared<const RematPolicy>(std::move(policy));

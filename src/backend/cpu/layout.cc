@@ -118,10 +118,11 @@ std::shared_ptr<StepState> plan_layout(const Node& node, std::span<const TensorT
     return p;
   } else if (const auto* pad = std::get_if<PadAttrs>(&node.attrs)) {
     // Interior padding and negative edges (a crop) stay with the interpreter's kernel.
-    for (size_t i = 0; i < out.rank(); ++i)
+    for (size_t i = 0; i < out.rank(); ++i) {
       if (pad->interior_padding[i] != 0 || pad->edge_padding_low[i] < 0 ||
           pad->edge_padding_high[i] < 0)
         return nullptr;
+    }
     if (in[0].numel() == 0) return nullptr;
     c.sizes = Dims(in[0].shape.begin(), in[0].shape.end());
     c.src_strides = contiguous(in[0].shape);
