@@ -66,10 +66,13 @@ nlohmann::json run_remat_bench(const RematBenchOptions& options) {
                                     "dots_saveable",
                                     "dots_with_no_batch_dims_saveable",
                                     "offload_dot_with_no_batch_dims",
-                                    "nothing_saveable"};
+                                    "nothing_saveable",
+                                    "memory_budget"};
   nlohmann::json rows = nlohmann::json::array();
   double base_flops = -1;
-  for (const std::string& name : names) {
+  int64_t budget = -1;  // per block: 3/4 of what everything_saveable keeps
+  for (std::string name : names) {
+    if (name == "memory_budget") name = "memory_budget(" + std::to_string(budget) + ")";
     // (Compiled programs keep pools of the buffers they freed: dropped, so that the figures of
     // one policy do not include another's.)
     lazax::sync();
@@ -105,7 +108,10 @@ nlohmann::json run_remat_bench(const RematBenchOptions& options) {
     Tensor h = zeros({c.batch, c.seq, c.dim});
     Split split = block_split(model, h);
     const double layers = static_cast<double>(c.n_layers);
-    if (name == "everything_saveable") base_flops = split.bwd_flops;
+    if (name == "everything_saveable") {
+      base_flops = split.bwd_flops;
+      budget = split.saved_bytes * 3 / 4;
+    }
     rows.push_back({{"policy", name},
                     {"device_bytes", split.saved_bytes * c.n_layers},
                     {"host_bytes", split.host_bytes * c.n_layers},
@@ -113,6 +119,8 @@ nlohmann::json run_remat_bench(const RematBenchOptions& options) {
                     {"step_ms", best},
                     {"peak_bytes", planned},
                     {"measured_peak_bytes", peak}});
+    if (model.block_entry(h)->remat && model.block_entry(h)->remat->budget_bytes >= 0)
+      rows.back()["budget_bytes"] = budget * c.n_layers;
   }
   for (auto& r : rows)  // recomputation: the backward's matmul FLOPs beyond everything_saveable's
     r["recompute_flops"] = std::max(

@@ -12,7 +12,8 @@ struct RematBenchOptions {
   int64_t layers = 0;  // 0: tiny's 4
 };
 
-// One JSON object per policy: policy, device_bytes (saved for the backward, all layers),
+// One JSON object per policy (memory_budget with 3/4 of everything_saveable's bytes, its row
+// with `budget_bytes`): policy, device_bytes (saved for the backward, all layers),
 // host_bytes (saved in host memory by the offload policies), recompute_flops (matmul FLOPs the
 // backward programs recompute beyond everything_saveable's, all layers), step_ms (best), peak_bytes
 // (the cpu backend's planned peak of live bytes for the step's program), measured_peak_bytes (the

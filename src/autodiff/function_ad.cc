@@ -307,6 +307,48 @@ std::vector<int> find_inputs_read(const JointProgram& joint, const Partition& pa
   return inputs_read;
 }
 
+Partition partition(const JointProgram& joint, const std::string& name, const RematPolicy* policy);
+
+// memory_budget: partitions with everything saveable, then makes the largest residual that may
+// be recomputed (not a matmul, a random draw or control flow) unsaveable, until the residuals fit
+// the budget. Greedy: each round makes one more node unsaveable, so it ends.
+Partition partition_within_budget(const JointProgram& joint, const std::string& name,
+                                  int64_t budget) {
+  const Function& fn = joint.fn();
+  std::vector<char> saveable(fn.nodes().size(), 1);
+  RematPolicy chosen;
+  chosen.name = "budget";
+  chosen.saveable = [&](const Function&, const Node& n) {
+    return saveable[static_cast<size_t>(&n - fn.nodes().data())] != 0;
+  };
+  for (;;) {
+    Partition part = partition(joint, name, &chosen);
+    int64_t bytes = 0, largest_bytes = 0;
+    int32_t largest = -1;
+    for (ValueRef r : part.residuals) {
+      const auto b = static_cast<int64_t>(fn.type(r).bytes());
+      bytes += b;
+      const OpCode op = fn.node(r.node).op;
+      if (op == OpCode::dot_general || op == OpCode::random_bits || has_flag(op, kHasBodies)) {
+        continue;
+      }
+      if (b > largest_bytes) {
+        largest_bytes = b;
+        largest = r.node;
+      }
+    }
+    if (bytes <= budget) return part;
+    if (largest < 0) {
+      throw ValueError("[memory_budget] the backward of @" + name + " keeps " +
+                       std::to_string(bytes) +
+                       " bytes at least (matmuls, random draws and control "
+                       "flow are never recomputed), over the budget of " +
+                       std::to_string(budget) + "; raise the budget to at least that");
+    }
+    saveable[static_cast<size_t>(largest)] = 0;
+  }
+}
+
 // Decides what the forward program saves for the backward (DESIGN.md §3b): what the backward
 // reads of the forward is recomputed when that is cheap, and saved otherwise.
 Partition partition(const JointProgram& joint, const std::string& name, const RematPolicy* policy) {
@@ -436,7 +478,9 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   p.num_outputs = static_cast<int>(f->result_types().size());
   for (const TensorType& t : f->result_types()) p.ct_outputs.push_back(is_floating(t.dtype));
   JointProgram joint = trace_joint(*f, p);
-  Partition part = partition(joint, f->name(), policy);
+  Partition part = policy && policy->budget_bytes >= 0
+                       ? partition_within_budget(joint, f->name(), policy->budget_bytes)
+                       : partition(joint, f->name(), policy);
   extract_programs(f->name(), joint, part, p);
   p.offloaded.assign(part.residuals.size(), false);
   bool any_offloaded = false;

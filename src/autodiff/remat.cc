@@ -97,6 +97,17 @@ RematPolicy save_and_offload_only_these_names(const std::vector<std::string>& sa
           [host, in](const Function&, const Node& n) { return in(host, n); }};
 }
 
+RematPolicy memory_budget(int64_t bytes) {
+  if (bytes < 0) {
+    throw ValueError("[memory_budget] the budget is " + std::to_string(bytes) +
+                     " bytes; give a number of bytes >= 0");
+  }
+  RematPolicy p;
+  p.name = "memory_budget(" + std::to_string(bytes) + ")";
+  p.budget_bytes = bytes;
+  return p;
+}
+
 RematPolicy offload_dot_with_no_batch_dims() {
   RematPolicy p = dots_with_no_batch_dims_saveable();
   p.name = "offload_dot_with_no_batch_dims";
@@ -133,13 +144,21 @@ RematPolicy custom(const std::string& name,
 }
 
 RematPolicy by_name(const std::string& name) {
+  const std::string budget = "memory_budget(";
+  if (name.compare(0, budget.size(), budget) == 0 && name.back() == ')') {
+    const std::string digits = name.substr(budget.size(), name.size() - budget.size() - 1);
+    if (!digits.empty() && digits.size() < 19 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return memory_budget(std::stoll(digits));
+  }
   for (RematPolicy p : {everything_saveable(), nothing_saveable(), dots_saveable(),
                         dots_with_no_batch_dims_saveable(), offload_dot_with_no_batch_dims()})
     if (p.name == name) return p;
   throw ValueError(
       "[remat] no policy named '" + name +
       "'; the policies without arguments are everything_saveable, nothing_saveable, "
-      "dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims");
+      "dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims, "
+      "and memory_budget(BYTES)");
 }
 
 }  // namespace policies

@@ -155,6 +155,51 @@ TEST(Remat, OffloadMovesNamedResidualsToHost) {
   EXPECT_THROW(policies::save_and_offload_only_these_names({"h", "y"}, {"y"}), ValueError);
 }
 
+// memory_budget: the backward keeps at most the budget, recomputing less than nothing_saveable
+// (matmuls are never recomputed), with the same gradients; an impossible budget says so.
+TEST(Remat, MemoryBudgetFitsAndRecomputesLessThanNothingSaveable) {
+  Inputs in;
+  auto split = [&](const RematPolicy& policy) {
+    auto f = checkpoint(net, policy);
+    auto e = f.entry(in.x, in.w1, in.w2);
+    std::vector<bool> wrt(static_cast<size_t>(e->fn->num_params()), true);
+    const auto& p = autodiff::vjp_programs(e->fn, wrt, e->remat.get(), e->prevent_cse);
+    int64_t bytes = 0;
+    for (int k = 0; k < p.num_residuals; ++k)
+      bytes += static_cast<int64_t>(
+          p.fwd->type(p.fwd->results()[static_cast<size_t>(p.num_outputs) + static_cast<size_t>(k)])
+              .bytes());
+    int dots = 0;
+    for (const Node& n : p.bwd->nodes()) dots += n.op == OpCode::dot_general;
+    return std::make_pair(bytes, dots);
+  };
+  auto [all_bytes, all_dots] = split(policies::everything_saveable());
+  auto [none_bytes, none_dots] = split(policies::nothing_saveable());
+  EXPECT_EQ(none_bytes, 0);
+  // The two matmul outputs (f32[2,4] and f32[2,2]) must stay; everything else may go.
+  const int64_t budget = 2 * 4 * 4 + 2 * 2 * 4;
+  auto [b_bytes, b_dots] = split(policies::memory_budget(budget));
+  EXPECT_LE(b_bytes, budget);
+  EXPECT_LT(b_bytes, all_bytes);
+  EXPECT_LT(b_dots, none_dots);  // recomputes fewer matmuls than nothing_saveable
+  auto want = grad(net, argnums<1, 2>)(in.x, in.w1, in.w2);
+  auto f = checkpoint(net, policies::memory_budget(budget));
+  auto got = grad([&](const Tensor& x, const Tensor& a, const Tensor& b) { return f(x, a, b); },
+                  argnums<1, 2>)(in.x, in.w1, in.w2);
+  expect_near(vec(std::get<0>(got)), vec(std::get<0>(want)));
+  expect_near(vec(std::get<1>(got)), vec(std::get<1>(want)));
+  auto too_small = checkpoint(net, policies::memory_budget(8));
+  try {
+    grad([&](const Tensor& x, const Tensor& a, const Tensor& b) { return too_small(x, a, b); },
+         argnums<1, 2>)(in.x, in.w1, in.w2);
+    FAIL() << "expected a ValueError for a budget of 8 bytes";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("raise the budget"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(policies::by_name("memory_budget(100)").budget_bytes, 100);
+  EXPECT_THROW(policies::memory_budget(-1), ValueError);
+}
+
 TEST(Remat, BadPoliciesAndNamesSayWhatToDo) {
   EXPECT_THROW(checkpoint_name(ones({2}), ""), ValueError);
   EXPECT_THROW(policies::save_only_these_names({"a", ""}), ValueError);

@@ -12,6 +12,7 @@
 // the backward program reads its inputs through an optimization_barrier, so that CSE after
 // inlining cannot merge the recomputation with the forward's values and undo the remat.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,6 +32,9 @@ struct RematPolicy {
   // Of the saveable values, those saved in host memory: the forward program copies them to the
   // `host` memory kind, the backward program copies them back (null: none).
   std::function<bool(const Function& fn, const Node& node)> offload;
+  // memory_budget: at most this many bytes of residuals per differentiated program (>= 0), chosen
+  // by the partition itself instead of `saveable`.
+  int64_t budget_bytes = -1;
 };
 
 // JAX's policies (jax.checkpoint_policies), with its names and semantics.
@@ -52,14 +56,20 @@ RematPolicy save_and_offload_only_these_names(const std::vector<std::string>& sa
                                               const std::vector<std::string>& offloaded);
 // Results of dot_general without batch dims, saved in host memory.
 RematPolicy offload_dot_with_no_batch_dims();
+// Beyond JAX: the backward keeps at most `bytes` of residuals (per differentiated program, e.g.
+// per layer), choosing what to recompute: starting from everything saveable, the largest
+// residual that is not a matmul, a random draw or control flow is recomputed instead, until the
+// rest fits (a greedy cut, not an optimal one). A budget that cannot be met is a ValueError
+// naming the smallest it reached.
+RematPolicy memory_budget(int64_t bytes);
 // What either policy saves (offloaded where the policy that saves it offloads it).
 RematPolicy save_from_both_policies(const RematPolicy& a, const RematPolicy& b);
 // A user policy: a predicate over the node (its op, attributes and result types).
 RematPolicy custom(const std::string& name,
                    std::function<bool(const Function&, const Node&)> saveable);
 // The policy without arguments of that name (everything_saveable, nothing_saveable,
-// dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims); a ValueError
-// listing them for another name.
+// dots_saveable, dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims), or
+// memory_budget(BYTES); a ValueError listing them for another name.
 RematPolicy by_name(const std::string& name);
 }  // namespace policies
 
