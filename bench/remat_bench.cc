@@ -38,11 +38,7 @@ struct Split {
 
 Split block_split(const nn::Llama& model, const Tensor& h) {
   std::shared_ptr<detail::PureEntry> e = model.block_entry(h);
-  std::vector<bool> wrt(static_cast<size_t>(e->fn->num_params()));
-  for (size_t i = 0; i < wrt.size(); ++i)
-    wrt[i] = is_floating(e->fn->param_type(static_cast<int>(i)).dtype);
-  const autodiff::VjpPrograms& p =
-      autodiff::vjp_programs(e->fn, wrt, e->remat.get(), e->prevent_cse);
+  const autodiff::VjpPrograms& p = detail::split_for_every_input(*e);
   Split s;
   for (int k = 0; k < p.num_residuals; ++k) {
     const auto bytes = static_cast<int64_t>(

@@ -389,9 +389,6 @@ void extract_programs(const std::string& name, const JointProgram& joint, const 
   p.bwd = extract_function(fn, name + "_bwd", bwd_params, bwd_results);
   p.num_residuals = static_cast<int>(part.residuals.size());
   p.bwd_inputs = part.inputs_read;
-  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
-  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
-  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
 }
 
 // `f` rebuilt with its parameters passed through `on_params` (which adds nodes reading them and
@@ -490,10 +487,9 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   }
   if (any_offloaded) offload_residuals(p);
   if (policy && prevent_cse) p.bwd = with_input_barrier(p.bwd);
-  if (any_offloaded || (policy && prevent_cse)) {
-    p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
-    p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
-  }
+  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
+  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
+  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
   std::lock_guard<std::mutex> lock(g_mu);
   return g_vjp_cache.emplace(std::move(key), std::move(p)).first->second;
 }

@@ -174,12 +174,16 @@ Tensor checkpoint_name(const Tensor& x, const std::string& name) {
 
 namespace detail {
 
+const autodiff::VjpPrograms& split_for_every_input(const PureEntry& e) {
+  std::vector<bool> wrt(static_cast<size_t>(e.fn->num_params()));
+  for (size_t i = 0; i < wrt.size(); ++i)
+    wrt[i] = is_floating(e.fn->param_type(static_cast<int>(i)).dtype);
+  return autodiff::vjp_programs(e.fn, wrt, e.remat.get(), e.prevent_cse);
+}
+
 std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args) {
   const Function& fn = *e.fn;
-  std::vector<bool> wrt(static_cast<size_t>(fn.num_params()));
-  for (size_t i = 0; i < wrt.size(); ++i)
-    wrt[i] = is_floating(fn.param_type(static_cast<int>(i)).dtype);
-  const autodiff::VjpPrograms& p = autodiff::vjp_programs(e.fn, wrt, e.remat.get(), e.prevent_cse);
+  const autodiff::VjpPrograms& p = split_for_every_input(e);
   std::vector<std::string> lines;
   for (int i : p.bwd_inputs) {
     const std::string type = fn.param_type(i).str();

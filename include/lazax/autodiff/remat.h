@@ -92,8 +92,11 @@ PureFunction<F> checkpoint(F f, RematPolicy policy = policies::nothing_saveable(
 }
 
 namespace detail {
+// The forward/backward split of e's program differentiated with respect to every floating input,
+// under e's policy (what saved_residuals lists and the remat bench measures).
+const autodiff::VjpPrograms& split_for_every_input(const PureEntry& e);
 std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args);
-}
+}  // namespace detail
 
 // What the backward of `f` (an assume_pure or checkpoint function) keeps when differentiated
 // with respect to every floating argument, one line per residual, as JAX's
