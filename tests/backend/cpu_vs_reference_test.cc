@@ -210,6 +210,36 @@ const std::vector<Case>& cases() {
        "  %6 = div(%3, %5) : f32[32,64]\n"
        "  %7 = broadcast_in_dim(%b) {shape=[32,64], broadcast_dimensions=[1]} : f32[32,64]\n"
        "  %8 = add(%6, %7) : f32[32,64]\n  return %8\n}"},
+      {"rowwise_partial_tiles",  // reductions over rows fused with their readers; row outputs
+       "func @main(%x: f32[37,100], %k: f32[]) -> (f32[37,100], f32[37], f32[37], "
+       "f32[37,100]) {\n"
+       "  %0 = reduce_max(%x) {axes=[1]} : f32[37]\n"
+       "  %1 = broadcast_in_dim(%0) {shape=[37,100], broadcast_dimensions=[0]} : f32[37,100]\n"
+       "  %2 = sub(%x, %1) : f32[37,100]\n  %3 = exp(%2) : f32[37,100]\n"
+       "  %4 = reduce_sum(%3) {axes=[1]} : f32[37]\n  %5 = log(%4) : f32[37]\n"
+       "  %6 = add(%5, %0) : f32[37]\n"
+       "  %7 = broadcast_in_dim(%6) {shape=[37,100], broadcast_dimensions=[0]} : f32[37,100]\n"
+       "  %8 = sub(%x, %7) : f32[37,100]\n  %9 = reduce_min(%8) {axes=[1]} : f32[37]\n"
+       "  %10 = mul(%x, %x) : f32[37,100]\n  %11 = reduce_sum(%10) {axes=[1]} : f32[37]\n"
+       "  %12 = broadcast_in_dim(%k) {shape=[37], broadcast_dimensions=[]} : f32[37]\n"
+       "  %13 = mul(%11, %12) : f32[37]\n  %14 = rsqrt(%13) : f32[37]\n"
+       "  %15 = broadcast_in_dim(%14) {shape=[37,100], broadcast_dimensions=[0]} : f32[37,100]\n"
+       "  %16 = mul(%x, %15) : f32[37,100]\n  return %8, %6, %9, %16\n}"},
+      {"rowwise_long_rows_3d",  // one row per tile (5000 is no whole number of vectors); rank 3
+       "func @main(%x: f32[3,5000], %y: f32[4,6,48], %m: f32[6,48], %r: f32[4,6]) -> "
+       "(f32[3,5000], f32[4,6,48]) {\n"
+       "  %0 = reduce_max(%x) {axes=[1]} : f32[3]\n"
+       "  %1 = broadcast_in_dim(%0) {shape=[3,5000], broadcast_dimensions=[0]} : f32[3,5000]\n"
+       "  %2 = sub(%x, %1) : f32[3,5000]\n  %3 = exp(%2) : f32[3,5000]\n"
+       "  %4 = reduce_sum(%3) {axes=[1]} : f32[3]\n"
+       "  %5 = broadcast_in_dim(%4) {shape=[3,5000], broadcast_dimensions=[0]} : f32[3,5000]\n"
+       "  %6 = div(%3, %5) : f32[3,5000]\n"
+       "  %7 = broadcast_in_dim(%m) {shape=[4,6,48], broadcast_dimensions=[1,2]} : f32[4,6,48]\n"
+       "  %8 = add(%y, %7) : f32[4,6,48]\n  %9 = reduce_max(%8) {axes=[2]} : f32[4,6]\n"
+       "  %10 = sub(%9, %r) : f32[4,6]\n"
+       "  %11 = broadcast_in_dim(%10) {shape=[4,6,48], broadcast_dimensions=[0,1]} : "
+       "f32[4,6,48]\n"
+       "  %12 = mul(%8, %11) : f32[4,6,48]\n  return %6, %12\n}"},
       {"call",
        "func @f(%x: f32[3]) -> (f32[3]) {\n  %0 = exp(%x) : f32[3]\n  return %0\n}\n\n"
        "func @main(%x: f32[3]) -> (f32[3]) {\n  %0 = call(%x) {callee=@f} : f32[3]\n"
@@ -341,13 +371,21 @@ TEST(CpuBackend, ElementwiseChainsAreFused) {
     if (std::string(c.name) != "fused_chain") continue;
     auto exe = make_backend("cpu")->compile(parse_program(c.text));
     EXPECT_EQ(exe->plan_stats().fused, 1);
-    EXPECT_EQ(exe->plan_stats().fused_ops, 19);
+    EXPECT_EQ(exe->plan_stats().fused_ops, 20);  // the row sum too
   }
   for (const Case& c : cases()) {
     if (std::string(c.name) != "softmax_bias") continue;
     auto exe = make_backend("cpu")->compile(parse_program(c.text));
-    EXPECT_EQ(exe->plan_stats().fused, 2);  // broadcast+sub+exp, broadcast+div+broadcast+add
+    EXPECT_EQ(exe->plan_stats().fused, 1);  // the reductions run inside the kernel, by rows
+    EXPECT_EQ(exe->plan_stats().fused_ops, 9);
     EXPECT_EQ(exe->plan_stats().fallback, 0);
+  }
+  for (const Case& c : cases()) {
+    if (std::string(c.name).rfind("rowwise_", 0) != 0) continue;
+    auto exe = make_backend("cpu")->compile(parse_program(c.text));
+    EXPECT_EQ(exe->plan_stats().fused, std::string(c.name) == "rowwise_partial_tiles" ? 1 : 2)
+        << c.name;
+    EXPECT_EQ(exe->plan_stats().fallback, 0) << c.name;
   }
 }
 
@@ -369,6 +407,40 @@ TEST(CpuBackend, FusedReluMatchesTheReferenceOnSpecials) {
     float g = got[0].data<float>()[i], w = want[0].data<float>()[i];
     EXPECT_TRUE(std::isnan(g) ? std::isnan(w) : (g == w && std::signbit(g) == std::signbit(w)))
         << "element " << i << ": cpu " << g << ", reference " << w;
+  }
+}
+
+// Row reductions inside a fused kernel keep the reference's special values: a row with a NaN
+// gives NaN, a row of -inf sums to -inf, a row of zeros reduces to zero. (Which zero a max or min
+// over +0 and -0 gives is not specified, as in XLA: the reference keeps the first.)
+TEST(CpuBackend, FusedRowReductionsMatchTheReferenceOnSpecials) {
+  auto f = parse_program(
+      "func @main(%x: f32[6,400]) -> (f32[6], f32[6], f32[6], f32[6,400]) {\n"
+      "  %0 = neg(%x) : f32[6,400]\n  %1 = neg(%0) : f32[6,400]\n"
+      "  %2 = reduce_max(%1) {axes=[1]} : f32[6]\n  %3 = reduce_min(%1) {axes=[1]} : f32[6]\n"
+      "  %4 = reduce_sum(%1) {axes=[1]} : f32[6]\n"
+      "  %5 = broadcast_in_dim(%2) {shape=[6,400], broadcast_dimensions=[0]} : f32[6,400]\n"
+      "  %6 = sub(%1, %5) : f32[6,400]\n  return %2, %3, %4, %6\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fused, 1);
+  Literal x = Literal::zeros({DType::f32, Shape{6, 400}});
+  float* p = x.data<float>();
+  for (int64_t i = 0; i < 240; ++i) p[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+  p[17] = NAN;                                                    // row 0
+  for (int64_t i = 40; i < 80; ++i) p[i] = i % 2 ? -0.0f : 0.0f;  // row 1: zeros
+  for (int64_t i = 80; i < 120; ++i) p[i] = -0.0f;                // row 2: -0 only
+  for (int64_t i = 120; i < 160; ++i) p[i] = -INFINITY;           // row 3
+  p[170] = INFINITY;                                              // row 4
+  p[239] = NAN;                                                   // row 5, in the tail
+  std::vector<Literal> args{x};
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe->run(args);
+  for (size_t r = 0; r < want.size(); ++r) {
+    for (int64_t i = 0; i < want[r].numel(); ++i) {
+      float g = got[r].data<float>()[i], w = want[r].data<float>()[i];
+      EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w)
+          << "result " << r << " element " << i << ": cpu " << g << ", reference " << w;
+    }
   }
 }
 

@@ -41,3 +41,47 @@ TEST(Buffer, OutOfMemoryIsAnErrorNamingTheBytes) {
 
 }  // namespace
 }  // namespace lazax
+
+namespace lazax {
+namespace {
+
+// A freed large block is kept and handed to the next allocation of its size; the limit bounds
+// what is kept, and clearing frees it all.
+TEST(BufferCacheTest, ReusesFreedBlocksWithinTheLimit) {
+  if (buffer_cache_limit() == 0) GTEST_SKIP() << "the cache is off (sanitizer build)";
+  const int64_t limit = buffer_cache_limit();
+  clear_buffer_cache();
+  const size_t bytes = size_t{1} << 20;
+  const void* first = nullptr;
+  {
+    Buffer b = Buffer::allocate_uninitialized(bytes);
+    first = b.data();
+  }
+  EXPECT_EQ(memory_stats().cached_bytes, static_cast<int64_t>(bytes));
+  {
+    Buffer again = Buffer::allocate(bytes);  // reused, and still zero-filled by allocate
+    EXPECT_EQ(again.data(), first);
+    EXPECT_EQ(memory_stats().cached_bytes, 0);
+    EXPECT_EQ(again.as<const uint8_t>()[bytes - 1], 0);
+  }
+  {
+    Buffer small = Buffer::allocate_uninitialized(1000);  // below the cache's minimum size
+  }
+  EXPECT_EQ(memory_stats().cached_bytes, static_cast<int64_t>(bytes));
+  clear_buffer_cache();
+  EXPECT_EQ(memory_stats().cached_bytes, 0);
+  set_buffer_cache_limit(static_cast<int64_t>(bytes) * 3 / 2);  // room for one block
+  {
+    Buffer a = Buffer::allocate_uninitialized(bytes);
+    Buffer b = Buffer::allocate_uninitialized(bytes);
+  }
+  EXPECT_EQ(memory_stats().cached_bytes, static_cast<int64_t>(bytes));
+  set_buffer_cache_limit(0);
+  EXPECT_EQ(memory_stats().cached_bytes, 0);
+  { Buffer c = Buffer::allocate_uninitialized(bytes); }
+  EXPECT_EQ(memory_stats().cached_bytes, 0);
+  set_buffer_cache_limit(limit);
+}
+
+}  // namespace
+}  // namespace lazax

@@ -14,9 +14,20 @@ struct MemoryStats {
   int64_t live_bytes = 0;
   int64_t peak_bytes = 0;
   int64_t total_allocations = 0;
+  int64_t cached_bytes = 0;  // freed blocks kept for reuse (not live)
 };
 MemoryStats memory_stats();
 void reset_peak_bytes();
+
+// Freed buffers of 256 KiB and more are kept, up to a limit, for the next allocation of the same
+// size (as MLX's buffer cache and PyTorch's caching allocators do): a large block from malloc is
+// fresh pages from the kernel each time, and faulting them in costs more than the kernels that
+// fill them. The oldest blocks are freed first when the limit is passed. The limit is
+// LAZAX_BUFFER_CACHE_BYTES (default 256 MiB); 0 turns the cache off, as do the sanitizer builds
+// (so that a use after free stays visible).
+void set_buffer_cache_limit(int64_t bytes);  // frees what is above the new limit
+int64_t buffer_cache_limit();
+void clear_buffer_cache();  // frees every cached block
 
 class Buffer {
  public:

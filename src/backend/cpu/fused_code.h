@@ -1,0 +1,91 @@
+// The fused kernel's register program: fused.cc builds it from a fusion group, fused_tile.cc
+// runs it over one tile of the group's elements (compiled once per SIMD target).
+//
+// A register holds one value of the group for the current tile. A `full` register holds the
+// tile's elements of the group's shape; a `row` register (rowwise kernels only: those with a
+// reduction over the last axis) holds one value per row of the tile. Rowwise tiles are whole
+// rows, so a reduction and the ops that read its result run on values still in cache.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "plan.h"
+
+namespace lazax::cpu {
+
+enum class FOp : uint8_t {
+  // From inputs (`a` is the input index): an f32 or bool array of the register's class, a
+  // scalar (filled once per thread), a value per row repeated over `len` elements (load_rows),
+  // an array of `len` elements repeated (load_cols: a bias over the trailing dims).
+  load,
+  load_bool,
+  scalar,
+  scalar_bool,
+  load_rows,
+  load_cols,
+  expand,  // row register a -> full: each row's value over the row
+  add,
+  sub,
+  mul,
+  div,
+  max,
+  min,
+  neg,
+  abs,
+  relu,
+  exp,
+  log,
+  tanh,
+  logistic,
+  sqrt,
+  rsqrt,
+  erf,
+  lt,
+  le,
+  gt,
+  ge,
+  eq,
+  ne,
+  select,
+  reduce_sum,  // full register a -> row: over each row of the tile
+  reduce_max,
+  reduce_min
+};
+
+struct FInstr {
+  FOp op;
+  bool row = false;  // dst is a row register
+  int32_t dst = -1, a = -1, b = -1, c = -1;
+  int64_t len = 0;
+};
+
+struct FusedKernel : StepState {
+  std::vector<FInstr> prologue;  // the scalar fills: the same for every tile
+  std::vector<FInstr> code;
+  int32_t num_regs = 0;
+  int64_t numel = 0;       // elements of the group's shape
+  int64_t row_len = 0;     // > 0: rowwise, tiles are whole rows of row_len elements
+  int64_t rows = 0;        // rowwise: numel / row_len
+  int64_t tile = 0;        // elements per tile (rowwise: a whole number of rows)
+  int64_t reg_floats = 0;  // floats per register: the tile, padded to a whole SIMD vector
+  std::vector<int32_t> out_regs;
+  std::vector<bool> out_row;
+  std::vector<TensorType> out_types;
+};
+
+// The elements [i0, i0 + n) of the group's shape; rowwise, also its rows [r0, r0 + nr).
+struct Tile {
+  int64_t i0 = 0, n = 0, r0 = 0, nr = 0;
+};
+
+// Registers are padded to a multiple of this many floats (the widest SIMD vector), and every
+// op runs over the padded length: the padding holds finite junk that is never stored.
+constexpr int64_t kRegPad = 16;
+
+// Runs `k.code` over tile `t`. `regs` holds num_regs registers of k.reg_floats (this thread's,
+// with the prologue already run), `ptr` num_regs pointers of scratch.
+void run_fused_prologue(const FusedKernel& k, const void* const* ins, float* regs);
+void run_fused_tile(const FusedKernel& k, const void* const* ins, void* const* outs, float* regs,
+                    const float** ptr, const Tile& t);
+
+}  // namespace lazax::cpu

@@ -1,0 +1,300 @@
+// run_fused_tile (fused_code.h): one tile of a fused kernel. The ops are written with Highway
+// and compiled once per SIMD target (this file includes itself through HWY_TARGET_INCLUDE);
+// HWY_DYNAMIC_DISPATCH picks the widest the machine has at the first call. Each op matches the
+// reference interpreter's kernel: max/min propagate NaN and order -0 below +0, relu keeps NaN
+// and -0, sums accumulate in f64.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "fused_tile.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+//
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "fused_code.h"
+#include "vmath.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace lazax::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+static_assert(HWY_MAX_BYTES / sizeof(float) <= kRegPad, "registers are padded to whole vectors");
+
+HWY_INLINE VF MaxRef(DF d, VF a, VF b) {
+  VF r = hn::IfThenElse(hn::Gt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);  // max(-0, +0) = +0
+  return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Set(d, NAN), r);
+}
+HWY_INLINE VF MinRef(DF d, VF a, VF b) {
+  VF r = hn::IfThenElse(hn::Lt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), r);  // min(-0, +0) = -0
+  return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Set(d, NAN), r);
+}
+
+// d[i] = f(a[i], ...) for i < n (a whole number of vectors).
+template <class F>
+HWY_INLINE void Map1(const float* HWY_RESTRICT a, float* HWY_RESTRICT d, int64_t n, F f) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (int64_t i = 0; i < n; i += lanes) hn::StoreU(f(df, hn::LoadU(df, a + i)), df, d + i);
+}
+template <class F>
+HWY_INLINE void Map2(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
+                     float* HWY_RESTRICT d, int64_t n, F f) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (int64_t i = 0; i < n; i += lanes)
+    hn::StoreU(f(df, hn::LoadU(df, a + i), hn::LoadU(df, b + i)), df, d + i);
+}
+
+// The f64-accumulated sum of x[0, n).
+float SumRow(const float* HWY_RESTRICT x, int64_t n) {
+  int64_t i = 0;
+  double s = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const DF df;
+  const hn::Half<DF> dh;
+  const hn::Rebind<double, hn::Half<DF>> dd;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  auto lo = hn::Zero(dd), hi = hn::Zero(dd);
+  for (; i + lanes <= n; i += lanes) {
+    const VF v = hn::LoadU(df, x + i);
+    lo = hn::Add(lo, hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
+    hi = hn::Add(hi, hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
+  }
+  s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(lo, hi)));
+#endif
+  for (; i < n; ++i) s += static_cast<double>(x[i]);
+  return static_cast<float>(s);
+}
+
+// max (or min) of x[0, n) with the reference's NaN and signed-zero rules (order-free).
+template <bool kMax>
+float ExtremeRow(const float* HWY_RESTRICT x, int64_t n) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  VF acc = hn::Set(df, kMax ? -INFINITY : INFINITY);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const VF v = hn::LoadU(df, x + i);
+    acc = kMax ? MaxRef(df, acc, v) : MinRef(df, acc, v);
+  }
+  HWY_ALIGN float rest[HWY_MAX_BYTES / sizeof(float)];
+  hn::Store(acc, df, rest);
+  auto combine = [](float a, float b) {
+    if (std::isnan(a) || std::isnan(b)) return NAN;
+    if (kMax) return a > b || (a == b && !std::signbit(a)) ? a : b;
+    return a < b || (a == b && std::signbit(a)) ? a : b;
+  };
+  float r = kMax ? -INFINITY : INFINITY;
+  for (int64_t l = 0; l < lanes; ++l) r = combine(r, rest[l]);
+  for (; i < n; ++i) r = combine(r, x[i]);
+  return r;
+}
+
+int64_t padded(int64_t n) { return (n + kRegPad - 1) / kRegPad * kRegPad; }
+
+// Fills d[n, pad) with zeros (finite junk for the ops over the padding).
+void zero_pad(float* d, int64_t n) { std::fill(d + n, d + padded(n), 0.0f); }
+
+void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, float* regs,
+             const float** ptr, const Tile& t) {
+  auto storage = [&](int32_t r) { return regs + static_cast<int64_t>(r) * k.reg_floats; };
+  for (const FInstr& in : k.prologue) ptr[in.dst] = storage(in.dst);
+  const int64_t n = t.n, nr = t.nr, c = k.row_len;
+  for (const FInstr& in : k.code) {
+    float* d = storage(in.dst);
+    const int64_t len = in.row ? nr : n, len_pad = padded(len);
+    const int64_t first = in.row ? t.r0 : t.i0, total = in.row ? k.rows : k.numel;
+    const void* src = in.op <= FOp::load_cols ? ins[in.a] : nullptr;
+    ptr[in.dst] = d;
+    switch (in.op) {
+      case FOp::load:  // in place when the padded tile lies inside the input
+        if (first + len_pad <= total) {
+          ptr[in.dst] = static_cast<const float*>(src) + first;
+        } else {
+          std::memcpy(d, static_cast<const float*>(src) + first, static_cast<size_t>(len) * 4);
+          zero_pad(d, len);
+        }
+        continue;
+      case FOp::load_bool: {
+        const bool* p = static_cast<const bool*>(src) + first;
+        for (int64_t i = 0; i < len; ++i) d[i] = p[i] ? 1.0f : 0.0f;
+        zero_pad(d, len);
+        continue;
+      }
+      case FOp::load_rows: {  // element i reads value (i0 + i) / len: runs of len
+        const float* p = static_cast<const float*>(src) + t.i0 / in.len;
+        int64_t i = 0, run = std::min(n, in.len - t.i0 % in.len);
+        for (;;) {  // (one division per tile, not per element)
+          std::fill(d + i, d + i + run, *p++);
+          i += run;
+          if (i >= n) break;
+          run = std::min(n - i, in.len);
+        }
+        zero_pad(d, n);
+        continue;
+      }
+      case FOp::load_cols: {  // element i reads value (i0 + i) % len: copied in runs
+        const float* p = static_cast<const float*>(src);
+        int64_t i = 0, j = t.i0 % in.len;
+        while (i < n) {
+          const int64_t run = std::min(n - i, in.len - j);
+          std::memcpy(d + i, p + j, static_cast<size_t>(run) * 4);
+          i += run;
+          j = 0;
+        }
+        zero_pad(d, n);
+        continue;
+      }
+      case FOp::expand: {
+        const float* a = ptr[in.a];
+        for (int64_t r = 0; r < nr; ++r) std::fill(d + r * c, d + (r + 1) * c, a[r]);
+        zero_pad(d, n);
+        continue;
+      }
+      case FOp::reduce_sum:
+      case FOp::reduce_max:
+      case FOp::reduce_min: {
+        const float* a = ptr[in.a];
+        for (int64_t r = 0; r < nr; ++r) {
+          const float* x = a + r * c;
+          d[r] = in.op == FOp::reduce_sum   ? SumRow(x, c)
+                 : in.op == FOp::reduce_max ? ExtremeRow<true>(x, c)
+                                            : ExtremeRow<false>(x, c);
+        }
+        zero_pad(d, nr);
+        continue;
+      }
+      default:
+        break;
+    }
+    const float* a = ptr[in.a];
+    const float* b = in.b >= 0 ? ptr[in.b] : nullptr;
+    const float* cc = in.c >= 0 ? ptr[in.c] : nullptr;
+    const int64_t m = len_pad;
+    switch (in.op) {
+      case FOp::add:
+        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Add(x, y); });
+        break;
+      case FOp::sub:
+        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Sub(x, y); });
+        break;
+      case FOp::mul:
+        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Mul(x, y); });
+        break;
+      case FOp::div:
+        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Div(x, y); });
+        break;
+      case FOp::max:
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return MaxRef(df, x, y); });
+        break;
+      case FOp::min:
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return MinRef(df, x, y); });
+        break;
+      case FOp::neg:
+        Map1(a, d, m, [](DF, VF x) { return hn::Neg(x); });
+        break;
+      case FOp::abs:
+        Map1(a, d, m, [](DF, VF x) { return hn::Abs(x); });
+        break;
+      case FOp::relu:  // x < 0 ? 0 : x (NaN and -0 kept)
+        Map1(a, d, m, [](DF df, VF x) { return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(df)), x); });
+        break;
+      case FOp::exp:
+        vexp(a, d, m);
+        break;
+      case FOp::tanh:
+        vtanh(a, d, m);
+        break;
+      case FOp::logistic:
+        vlogistic(a, d, m);
+        break;
+      case FOp::log:
+        for (int64_t i = 0; i < m; ++i) d[i] = std::log(a[i]);
+        break;
+      case FOp::erf:
+        for (int64_t i = 0; i < m; ++i) d[i] = std::erf(a[i]);
+        break;
+      case FOp::sqrt:
+        Map1(a, d, m, [](DF, VF x) { return hn::Sqrt(x); });
+        break;
+      case FOp::rsqrt:  // 1 / sqrt(x), both correctly rounded, as the reference
+        Map1(a, d, m, [](DF df, VF x) { return hn::Div(hn::Set(df, 1.0f), hn::Sqrt(x)); });
+        break;
+      case FOp::lt:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Lt(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::le:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Le(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::gt:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Gt(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::ge:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Ge(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::eq:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Eq(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::ne:
+        Map2(a, b, d, m,
+             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Ne(x, y), hn::Set(df, 1)); });
+        break;
+      case FOp::select: {
+        const DF df;
+        const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+        for (int64_t i = 0; i < m; i += lanes) {
+          const auto p = hn::Ne(hn::LoadU(df, a + i), hn::Zero(df));
+          hn::StoreU(hn::IfThenElse(p, hn::LoadU(df, b + i), hn::LoadU(df, cc + i)), df, d + i);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (size_t o = 0; o < k.out_regs.size(); ++o) {
+    const float* r = ptr[k.out_regs[o]];
+    const bool row = k.out_row[o];
+    const int64_t len = row ? nr : n, first = row ? t.r0 : t.i0;
+    if (k.out_types[o].dtype == DType::boolean) {
+      bool* d = static_cast<bool*>(outs[o]) + first;
+      for (int64_t i = 0; i < len; ++i) d[i] = r[i] != 0.0f;
+    } else {
+      std::memcpy(static_cast<float*>(outs[o]) + first, r, static_cast<size_t>(len) * 4);
+    }
+  }
+}
+
+}  // namespace lazax::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace lazax::cpu {
+HWY_EXPORT(RunTile);
+
+void run_fused_prologue(const FusedKernel& k, const void* const* ins, float* regs) {
+  for (const FInstr& in : k.prologue) {
+    const void* src = ins[in.a];
+    const float v = in.op == FOp::scalar ? *static_cast<const float*>(src)
+                                         : (*static_cast<const bool*>(src) ? 1.0f : 0.0f);
+    float* d = regs + static_cast<int64_t>(in.dst) * k.reg_floats;
+    std::fill(d, d + k.reg_floats, v);
+  }
+}
+
+void run_fused_tile(const FusedKernel& k, const void* const* ins, void* const* outs, float* regs,
+                    const float** ptr, const Tile& t) {
+  HWY_DYNAMIC_DISPATCH(RunTile)(k, ins, outs, regs, ptr, t);
+}
+}  // namespace lazax::cpu
+#endif
