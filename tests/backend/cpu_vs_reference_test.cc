@@ -210,6 +210,18 @@ const std::vector<Case>& cases() {
        "  %6 = div(%3, %5) : f32[32,64]\n"
        "  %7 = broadcast_in_dim(%b) {shape=[32,64], broadcast_dimensions=[1]} : f32[32,64]\n"
        "  %8 = add(%6, %7) : f32[32,64]\n  return %8\n}"},
+      {"fused_dropout",  // registers written in place, then an input loaded after them
+       "func @main(%u: f32[100,200], %p: f32[], %x: f32[100,200], %s: f32[]) -> "
+       "(f32[100,200]) {\n"
+       "  %0 = constant() {value=f32[] [0.99999994]} : f32[]\n"
+       "  %1 = broadcast_in_dim(%0) {shape=[100,200], broadcast_dimensions=[]} : f32[100,200]\n"
+       "  %2 = min(%u, %1) : f32[100,200]\n"
+       "  %3 = broadcast_in_dim(%p) {shape=[100,200], broadcast_dimensions=[]} : f32[100,200]\n"
+       "  %4 = compare(%2, %3) {dir=gt} : bool[100,200]\n"
+       "  %5 = broadcast_in_dim(%s) {shape=[100,200], broadcast_dimensions=[]} : f32[100,200]\n"
+       "  %6 = mul(%x, %5) : f32[100,200]\n  %7 = constant() {value=f32[] [0]} : f32[]\n"
+       "  %8 = broadcast_in_dim(%7) {shape=[100,200], broadcast_dimensions=[]} : f32[100,200]\n"
+       "  %9 = select(%4, %6, %8) : f32[100,200]\n  return %9\n}"},
       {"rowwise_partial_tiles",  // reductions over rows fused with their readers; row outputs
        "func @main(%x: f32[37,100], %k: f32[]) -> (f32[37,100], f32[37], f32[37], "
        "f32[37,100]) {\n"

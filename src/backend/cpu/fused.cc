@@ -190,6 +190,41 @@ Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in
   return cls;
 }
 
+// An elementwise op whose first operand is a computed register read last here writes its result
+// over it: the tile's working set shrinks (a softmax row stays in L1). Registers are SSA until
+// here; a renamed result is renamed in the instructions after it.
+void reuse_registers(FusedKernel& k, const std::vector<bool>& reg_row) {
+  const auto regs = static_cast<size_t>(k.num_regs);
+  std::vector<size_t> last_use(regs, 0);
+  std::vector<bool> pinned(regs, false), computed(regs, false);
+  auto reads_registers = [](const FInstr& in) { return in.op > FOp::load_cols; };  // not inputs
+  for (size_t i = 0; i < k.code.size(); ++i) {
+    const FInstr& in = k.code[i];
+    if (reads_registers(in))
+      for (int32_t r : {in.a, in.b, in.c})
+        if (r >= 0) last_use[static_cast<size_t>(r)] = i;
+    computed[static_cast<size_t>(in.dst)] = in.op > FOp::expand;
+  }
+  for (int32_t r : k.out_regs) pinned[static_cast<size_t>(r)] = true;
+  std::vector<int32_t> phys(regs);
+  for (size_t r = 0; r < regs; ++r) phys[r] = static_cast<int32_t>(r);
+  for (size_t i = 0; i < k.code.size(); ++i) {
+    FInstr& in = k.code[i];
+    if (!reads_registers(in)) continue;
+    const int32_t a = in.a;  // the SSA name
+    for (int32_t* r : {&in.a, &in.b, &in.c})
+      if (*r >= 0) *r = phys[static_cast<size_t>(*r)];
+    const bool elementwise = in.op > FOp::expand && in.op < FOp::reduce_sum;
+    if (!elementwise || in.a_row || a < 0) continue;
+    const auto sa = static_cast<size_t>(a), sd = static_cast<size_t>(in.dst);
+    if (!computed[sa] || pinned[sa] || pinned[sd] || last_use[sa] != i ||
+        reg_row[sa] != reg_row[sd])
+      continue;
+    phys[sd] = in.a;
+    in.dst = in.a;
+  }
+}
+
 }  // namespace
 
 std::vector<FusionGroup> fuse_groups(const Function& f) {
@@ -293,6 +328,21 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
     input_regs.emplace_back(v, ld.dst);
     return ld.dst;
   };
+  // A broadcast of a row value over its rows is read by add/sub/mul/div as is (a_row/b_row);
+  // other readers get it written out by an expand, made once.
+  std::vector<int32_t> expand_of(f.nodes().size(), -1), expanded(f.nodes().size(), -1);
+  auto materialize = [&](int32_t node) {
+    auto& r = expanded[static_cast<size_t>(node)];
+    if (r < 0) {
+      FInstr ex{FOp::expand, false, new_reg(false), expand_of[static_cast<size_t>(node)]};
+      k->code.push_back(ex);
+      r = ex.dst;
+    }
+    return r;
+  };
+  auto operand_reg = [&](ValueRef v) {
+    return expand_of[static_cast<size_t>(v.node)] >= 0 ? materialize(v.node) : reg_for(v);
+  };
   for (int32_t m : g.members) {
     const Node& n = f.node(m);
     FOp op = FOp::load;
@@ -303,9 +353,7 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
     if (n.op == OpCode::broadcast_in_dim && t0.shape.rank() != 0) {
       const int32_t in_reg = reg_of_node[static_cast<size_t>(n.operands[0].node)];
       if (in_reg >= 0) {  // a row value of the group, over its row
-        FInstr ex{FOp::expand, false, new_reg(false), in_reg};
-        k->code.push_back(ex);
-        reg_of_node[static_cast<size_t>(m)] = ex.dst;
+        expand_of[static_cast<size_t>(m)] = in_reg;
         continue;
       }
       int kind = broadcast_kind(n, t0.shape);
@@ -321,25 +369,48 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
       reg_of_node[static_cast<size_t>(m)] = ld.dst;
       continue;
     }
-    int32_t a = reg_for(n.operands[0]);
     if (n.op == OpCode::broadcast_in_dim) {
-      reg_of_node[static_cast<size_t>(m)] = a;  // a scalar register already is broadcast
+      reg_of_node[static_cast<size_t>(m)] = reg_for(n.operands[0]);  // a scalar register
       continue;
     }
-    FInstr in{op, out_row, new_reg(out_row), a};
-    if (n.operands.size() > 1) in.b = reg_for(n.operands[1]);
-    if (n.operands.size() > 2) in.c = reg_for(n.operands[2]);
+    FInstr in{op, out_row};
+    const bool row_operands = op == FOp::add || op == FOp::sub || op == FOp::mul || op == FOp::div;
+    auto take = [&](size_t i, int32_t& reg, bool& row) {
+      const int32_t e = expand_of[static_cast<size_t>(n.operands[i].node)];
+      if (row_operands && e >= 0) {
+        reg = e;
+        row = true;
+      } else {
+        reg = operand_reg(n.operands[i]);
+      }
+    };
+    take(0, in.a, in.a_row);
+    if (n.operands.size() > 1) take(1, in.b, in.b_row);
+    if (n.operands.size() > 2) in.c = operand_reg(n.operands[2]);
+    in.dst = new_reg(out_row);
     k->code.push_back(in);
     reg_of_node[static_cast<size_t>(m)] = in.dst;
   }
+  k->out_of_reg.assign(static_cast<size_t>(k->num_regs), -1);
+  std::vector<bool> computed(static_cast<size_t>(k->num_regs), false);
+  for (const FInstr& in : k->code) computed[static_cast<size_t>(in.dst)] = in.op > FOp::load_cols;
   for (int32_t m : g.members) {
     if (!used_outside[static_cast<size_t>(m)]) continue;
-    const int32_t reg = reg_of_node[static_cast<size_t>(m)];
+    const int32_t reg = expand_of[static_cast<size_t>(m)] >= 0
+                            ? materialize(m)
+                            : reg_of_node[static_cast<size_t>(m)];
+    const TensorType& t = f.node(m).outputs[0];
+    auto& direct = k->out_of_reg[static_cast<size_t>(reg)];
+    if (static_cast<size_t>(reg) < computed.size() && computed[static_cast<size_t>(reg)] &&
+        !reg_row[static_cast<size_t>(reg)] && t.dtype == DType::f32 && direct < 0)
+      direct = static_cast<int32_t>(k->out_regs.size());
     out_slots.push_back(slot_base[static_cast<size_t>(m)]);
     k->out_regs.push_back(reg);
     k->out_row.push_back(reg_row[static_cast<size_t>(reg)]);
-    k->out_types.push_back(f.node(m).outputs[0]);
+    k->out_types.push_back(t);
   }
+  k->out_of_reg.resize(static_cast<size_t>(k->num_regs), -1);
+  reuse_registers(*k, reg_row);
   return k;
 }
 

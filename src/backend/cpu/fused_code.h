@@ -57,6 +57,9 @@ struct FInstr {
   bool row = false;  // dst is a row register
   int32_t dst = -1, a = -1, b = -1, c = -1;
   int64_t len = 0;
+  // add/sub/mul/div of a full register: operand a (b) is a row register, each row's value
+  // taken over its row (the broadcast is never written out)
+  bool a_row = false, b_row = false;
 };
 
 struct FusedKernel : StepState {
@@ -69,6 +72,7 @@ struct FusedKernel : StepState {
   int64_t tile = 0;        // elements per tile (rowwise: a whole number of rows)
   int64_t reg_floats = 0;  // floats per register: the tile, padded to a whole SIMD vector
   std::vector<int32_t> out_regs;
+  std::vector<int32_t> out_of_reg;  // per register: the f32 full output it is, written in place
   std::vector<bool> out_row;
   std::vector<TensorType> out_types;
 };

@@ -34,23 +34,22 @@ HWY_INLINE VF MinRef(DF d, VF a, VF b) {
   return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Set(d, NAN), r);
 }
 
-// d[i] = f(a[i], ...) for i < n (a whole number of vectors).
+// d[i] = f(a[i], ...) for i < n (a whole number of vectors); d may be an operand.
 template <class F>
-HWY_INLINE void Map1(const float* HWY_RESTRICT a, float* HWY_RESTRICT d, int64_t n, F f) {
+HWY_INLINE void Map1(const float* a, float* d, int64_t n, F f) {
   const DF df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
   for (int64_t i = 0; i < n; i += lanes) hn::StoreU(f(df, hn::LoadU(df, a + i)), df, d + i);
 }
 template <class F>
-HWY_INLINE void Map2(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b,
-                     float* HWY_RESTRICT d, int64_t n, F f) {
+HWY_INLINE void Map2(const float* a, const float* b, float* d, int64_t n, F f) {
   const DF df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
   for (int64_t i = 0; i < n; i += lanes)
     hn::StoreU(f(df, hn::LoadU(df, a + i), hn::LoadU(df, b + i)), df, d + i);
 }
 
-// The f64-accumulated sum of x[0, n).
+// The f64-accumulated sum of x[0, n) (four accumulators: the adds do not wait on each other).
 float SumRow(const float* HWY_RESTRICT x, int64_t n) {
   int64_t i = 0;
   double s = 0;
@@ -59,40 +58,82 @@ float SumRow(const float* HWY_RESTRICT x, int64_t n) {
   const hn::Half<DF> dh;
   const hn::Rebind<double, hn::Half<DF>> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-  auto lo = hn::Zero(dd), hi = hn::Zero(dd);
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd), a2 = hn::Zero(dd), a3 = hn::Zero(dd);
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const VF v = hn::LoadU(df, x + i), w = hn::LoadU(df, x + i + lanes);
+    a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
+    a2 = hn::Add(a2, hn::PromoteTo(dd, hn::LowerHalf(dh, w)));
+    a3 = hn::Add(a3, hn::PromoteTo(dd, hn::UpperHalf(dh, w)));
+  }
   for (; i + lanes <= n; i += lanes) {
     const VF v = hn::LoadU(df, x + i);
-    lo = hn::Add(lo, hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
-    hi = hn::Add(hi, hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
+    a0 = hn::Add(a0, hn::PromoteTo(dd, hn::LowerHalf(dh, v)));
+    a1 = hn::Add(a1, hn::PromoteTo(dd, hn::UpperHalf(dh, v)));
   }
-  s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(lo, hi)));
+  s = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
 #endif
   for (; i < n; ++i) s += static_cast<double>(x[i]);
   return static_cast<float>(s);
 }
 
-// max (or min) of x[0, n) with the reference's NaN and signed-zero rules (order-free).
+// max (or min) of x[0, n): NaN if any element is NaN. (Which zero a max over +0 and -0 gives is
+// not specified, as in XLA.) Two accumulators, and NaNs are tracked apart, so that the loop
+// runs at the speed of the loads.
 template <bool kMax>
 float ExtremeRow(const float* HWY_RESTRICT x, int64_t n) {
   const DF df;
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-  VF acc = hn::Set(df, kMax ? -INFINITY : INFINITY);
+  auto pick = [](VF a, VF b) { return kMax ? hn::Max(a, b) : hn::Min(a, b); };
+  VF acc0 = hn::Set(df, kMax ? -INFINITY : INFINITY), acc1 = acc0;
+  VF nan = hn::Zero(df);  // x - x: 0, or NaN for NaN and infinities
   int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const VF v = hn::LoadU(df, x + i), w = hn::LoadU(df, x + i + lanes);
+    acc0 = pick(acc0, v);
+    acc1 = pick(acc1, w);
+    nan = hn::Add(nan, hn::Add(hn::Sub(v, v), hn::Sub(w, w)));
+  }
   for (; i + lanes <= n; i += lanes) {
     const VF v = hn::LoadU(df, x + i);
-    acc = kMax ? MaxRef(df, acc, v) : MinRef(df, acc, v);
+    acc0 = pick(acc0, v);
+    nan = hn::Add(nan, hn::Sub(v, v));
   }
   HWY_ALIGN float rest[HWY_MAX_BYTES / sizeof(float)];
-  hn::Store(acc, df, rest);
-  auto combine = [](float a, float b) {
-    if (std::isnan(a) || std::isnan(b)) return NAN;
-    if (kMax) return a > b || (a == b && !std::signbit(a)) ? a : b;
-    return a < b || (a == b && std::signbit(a)) ? a : b;
-  };
+  hn::Store(pick(acc0, acc1), df, rest);
   float r = kMax ? -INFINITY : INFINITY;
-  for (int64_t l = 0; l < lanes; ++l) r = combine(r, rest[l]);
-  for (; i < n; ++i) r = combine(r, x[i]);
+  bool any_nan = !hn::AllFalse(df, hn::IsNaN(nan));
+  for (int64_t l = 0; l < lanes; ++l) r = kMax ? std::max(r, rest[l]) : std::min(r, rest[l]);
+  for (; i < n; ++i) {
+    any_nan = any_nan || std::isnan(x[i]);
+    r = kMax ? std::max(r, x[i]) : std::min(r, x[i]);
+  }
+  if (!any_nan) return r;
+  // x - x is NaN for infinities too: look again
+  for (int64_t k = 0; k < n; ++k)
+    if (std::isnan(x[k])) return NAN;
   return r;
+}
+
+// d = f(a, b) over `nr` rows of `c` elements, where an operand flagged `_row` is a row register
+// (one value per row, taken over the row). Rows need not be whole vectors: each row ends with
+// `s`, the scalar f.
+template <class F, class S>
+HWY_INLINE void RowMap2(const float* a, bool a_row, const float* b, bool b_row, float* d,
+                        int64_t nr, int64_t c, F f, S s) {
+  const DF df;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+  for (int64_t r = 0; r < nr; ++r) {
+    const int64_t base = r * c;
+    const VF va = hn::Set(df, a_row ? a[r] : 0.0f), vb = hn::Set(df, b_row ? b[r] : 0.0f);
+    int64_t j = 0;
+    for (; j + lanes <= c; j += lanes) {
+      const VF x = a_row ? va : hn::LoadU(df, a + base + j);
+      const VF y = b_row ? vb : hn::LoadU(df, b + base + j);
+      hn::StoreU(f(x, y), df, d + base + j);
+    }
+    for (; j < c; ++j) d[base + j] = s(a_row ? a[r] : a[base + j], b_row ? b[r] : b[base + j]);
+  }
 }
 
 int64_t padded(int64_t n) { return (n + kRegPad - 1) / kRegPad * kRegPad; }
@@ -105,8 +146,13 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
   auto storage = [&](int32_t r) { return regs + static_cast<int64_t>(r) * k.reg_floats; };
   for (const FInstr& in : k.prologue) ptr[in.dst] = storage(in.dst);
   const int64_t n = t.n, nr = t.nr, c = k.row_len;
+  // an f32 output written in place: its tile, when that is a whole number of vectors (else the
+  // padding would reach the next tile, another thread's)
+  const bool in_place_out = n % kRegPad == 0;
   for (const FInstr& in : k.code) {
     float* d = storage(in.dst);
+    if (const int32_t o = k.out_of_reg[in.dst]; o >= 0 && in_place_out)
+      d = static_cast<float*>(outs[o]) + t.i0;
     const int64_t len = in.row ? nr : n, len_pad = padded(len);
     const int64_t first = in.row ? t.r0 : t.i0, total = in.row ? k.rows : k.numel;
     const void* src = in.op <= FOp::load_cols ? ins[in.a] : nullptr;
@@ -176,6 +222,32 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
     const float* b = in.b >= 0 ? ptr[in.b] : nullptr;
     const float* cc = in.c >= 0 ? ptr[in.c] : nullptr;
     const int64_t m = len_pad;
+    if (in.a_row || in.b_row) {
+      switch (in.op) {
+        case FOp::add:
+          RowMap2(
+              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Add(x, y); },
+              [](float x, float y) { return x + y; });
+          break;
+        case FOp::sub:
+          RowMap2(
+              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Sub(x, y); },
+              [](float x, float y) { return x - y; });
+          break;
+        case FOp::mul:
+          RowMap2(
+              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Mul(x, y); },
+              [](float x, float y) { return x * y; });
+          break;
+        default:
+          RowMap2(
+              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Div(x, y); },
+              [](float x, float y) { return x / y; });
+          break;
+      }
+      zero_pad(d, n);
+      continue;
+    }
     switch (in.op) {
       case FOp::add:
         Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Add(x, y); });
@@ -269,8 +341,8 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
     if (k.out_types[o].dtype == DType::boolean) {
       bool* d = static_cast<bool*>(outs[o]) + first;
       for (int64_t i = 0; i < len; ++i) d[i] = r[i] != 0.0f;
-    } else {
-      std::memcpy(static_cast<float*>(outs[o]) + first, r, static_cast<size_t>(len) * 4);
+    } else if (float* d = static_cast<float*>(outs[o]) + first; d != r) {
+      std::memcpy(d, r, static_cast<size_t>(len) * 4);
     }
   }
 }
