@@ -120,7 +120,12 @@ class Gen {
       case 0:  // exp, exp2 or erf_inv of a bounded value
       {
         static constexpr OpCode kBounded[] = {OpCode::exp, OpCode::exp2, OpCode::erf_inv};
-        add(kBounded[pick(0, 2)], {add(OpCode::tanh, {x})});
+        const OpCode op = kBounded[pick(0, 2)];
+        ValueRef t = add(OpCode::tanh, {x});
+        // erf_inv away from +-1, where a last-bit difference in tanh (the fused kernel's SIMD
+        // tanh is within 4 ulp of libm's) would be the difference between finite and inf
+        if (op == OpCode::erf_inv) t = add(OpCode::mul, {t, scalar_splat(type(t), 0.5)});
+        add(op, {t});
         return;
       }
       case 5:  // is_finite, as f32 again
@@ -274,12 +279,36 @@ class Gen {
     auto x = choose(
         [&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
     if (!x) return unary();
+    if (is_f32(*x) && type(*x).shape.rank() >= 2 && coin(0.4)) return row_pattern(*x);
     IntList axes;
     for (size_t d = 0; d < type(*x).shape.rank(); ++d)
       if (coin(0.5)) axes.push_back(static_cast<int64_t>(d));
     if (axes.empty() && coin(0.8)) axes.push_back(0);  // (no axes: an identity)
     static constexpr OpCode kOps[] = {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min};
     add(kOps[pick(0, 2)], {*x}, ReduceAttrs{axes});
+  }
+  // A reduction over the last axis, an op on its per-row values, and the result broadcast back
+  // over the rows and combined with x (softmax, RMS norm): the cpu backend's rowwise fusion.
+  void row_pattern(ValueRef x) {
+    const Shape& s = type(x).shape;
+    const auto last = static_cast<int64_t>(s.rank()) - 1;
+    static constexpr OpCode kOps[] = {OpCode::reduce_sum, OpCode::reduce_max, OpCode::reduce_min};
+    ValueRef r = add(kOps[pick(0, 2)], {x}, ReduceAttrs{{last}});
+    const TensorType rt = type(r);
+    if (coin(0.5)) r = add(OpCode::add, {add(OpCode::abs, {r}), scalar_splat(rt, 1)});
+    if (coin(0.5)) r = add(coin(0.5) ? OpCode::rsqrt : OpCode::log, {r});
+    IntList dims;
+    for (int64_t d = 0; d < last; ++d) dims.push_back(d);
+    ValueRef b = add(OpCode::broadcast_in_dim, {r}, BroadcastInDimAttrs{s, dims});
+    static constexpr OpCode kCombine[] = {OpCode::sub, OpCode::mul, OpCode::add, OpCode::div};
+    const OpCode op = kCombine[pick(0, 3)];
+    if (op == OpCode::div) {
+      add(op, {x, add(OpCode::add, {add(OpCode::abs, {b}), scalar_splat(type(b), 1)})});
+    } else if (coin(0.5)) {
+      add(op, {x, b});
+    } else {
+      add(op, {b, x});
+    }
   }
   void dot() {
     auto x = choose([&](ValueRef v) { return is_f32(v) && type(v).shape.rank() > 0; });

@@ -116,7 +116,7 @@ TEST(RandomPrograms, EveryPassHasWorkInTheGeneratedPrograms) {
 
 // The shrinker on a planted failure, "has a live tanh": the shrunk program is one tanh.
 TEST(RandomPrograms, ShrinkerReducesAFailingProgram) {
-  for (uint64_t seed = 0; seed < 100; ++seed) {
+  for (uint64_t seed = 0; seed < 1000; ++seed) {
     FunctionPtr f = testing::random_program(seed, {.num_steps = 30, .barriers = false});
     auto fails = [](const FunctionPtr& g) {
       return passes_test::count(*passes::dce(g), OpCode::tanh) > 0;
