@@ -92,7 +92,15 @@ def main():
         losses.append(loss.item())
         times.append((time.perf_counter() - t0) * 1000)
     steady = times[a.warmup:]
+    # forward only (the loss, no gradient): the mean of 5 passes after 2
+    infer = []
+    with torch.no_grad():
+        for s in range(7):
+            t0 = time.perf_counter()
+            fn(batches[s % min(len(batches), 4)]).item()
+            infer.append((time.perf_counter() - t0) * 1000)
     print(json.dumps({"ms_per_step": sum(steady) / len(steady), "peak_rss_mb": peak_rss_mb(),
+                      "infer_ms": sum(infer[2:]) / 5,
                       "blas": blas_library(), "mode": a.mode, "threads": torch.get_num_threads(),
                       "first_loss": losses[0], "last_loss": losses[-1]}))
 

@@ -111,7 +111,7 @@ double peak_rss_mb() {
 }
 
 void write_summary(const std::string& path, const train::Curve& curve,
-                   const std::vector<double>& step_ms) {
+                   const std::vector<double>& step_ms, double infer_ms) {
   double steady = 0;
   int n = 0;
   for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
@@ -128,6 +128,7 @@ void write_summary(const std::string& path, const train::Curve& curve,
   j["trace_ms"] = ms("TraceTime");
   j["compiles"] = compiles();
   j["peak_rss_mb"] = peak_rss_mb();
+  j["infer_ms"] = infer_ms;
   j["first_loss"] = curve.front().second;
   j["last_loss"] = curve.back().second;
   std::string text = j.dump() + "\n";
@@ -143,6 +144,23 @@ double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batche
   for (const train::Batch& b : batches)
     total += model.forward(to_tokens(b, c.batch, c.seq), mode).item();
   return total / static_cast<double>(batches.size());
+}
+
+// ms per forward pass (the loss, no gradient) over `batches` taken in turn: the mean of 5 after
+// 2 untimed passes (which trace and compile the forward-only program).
+double infer_ms_per_step(const nn::Llama& model, const std::vector<train::Batch>& batches,
+                         nn::LayerMode mode) {
+  NoGrad no_grad;
+  const nn::LlamaConfig& c = model.config();
+  constexpr int kWarmup = 2, kSteps = 5;
+  double total = 0;
+  for (int i = 0; i < kWarmup + kSteps; ++i) {
+    const train::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
+    const auto t0 = Clock::now();
+    (void)model.forward(to_tokens(b, c.batch, c.seq), mode).item();
+    if (i >= kWarmup) total += ms_since(t0);
+  }
+  return total / kSteps;
 }
 
 }  // namespace
@@ -300,7 +318,12 @@ int train(const TrainOptions& o) {
     std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(last), o.save.c_str());
   }
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
-  if (!o.summary.empty() && !train_curve.empty()) write_summary(o.summary, train_curve, step_ms);
+  if (!o.summary.empty() && !train_curve.empty()) {
+    std::vector<train::Batch> infer_batches;
+    for (int64_t i = 0; i < std::min<int64_t>(steps, 4); ++i)
+      infer_batches.push_back(file ? file->at(i) : sampler->next());
+    write_summary(o.summary, train_curve, step_ms, infer_ms_per_step(model, infer_batches, mode));
+  }
   if (!train_curve.empty()) {
     std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,
                 static_cast<long long>(train_curve.front().first), train_curve.back().second,
