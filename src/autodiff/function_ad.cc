@@ -1,5 +1,6 @@
 #include "lazax/autodiff/function_ad.h"
 
+#include <cmath>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "lazax/ir/extract.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
+#include "max_flow.h"
 
 namespace lazax::autodiff {
 namespace {
@@ -307,46 +309,98 @@ std::vector<int> find_inputs_read(const JointProgram& joint, const Partition& pa
   return inputs_read;
 }
 
+// Whether the backward may recompute node `n` under memory_budget: never a matmul, a random
+// draw or control flow.
+bool never_recomputed(const Node& n) {
+  return n.op == OpCode::dot_general || n.op == OpCode::random_bits || has_flag(n.op, kHasBodies);
+}
+
+// What the forward may save under memory_budget at exchange rate `lambda` (recomputed elements
+// per saved byte): a minimum cut over the joint program (AOTAutograd's partitioner idea). Each
+// forward node v is two vertices, v_in -> v_out, the edge costing lambda * v's bytes (v saved);
+// source -> v_in costs the elements v computes (v recomputed by the backward), infinite for what
+// is never recomputed; v_out -> w_in is infinite for each reader w; backward nodes (and results
+// the backward returns) are tied to the sink. A cut separates what only the forward computes
+// (saved where the backward reads it) from what the backward has (recomputed), at the least
+// lambda * saved bytes + recomputed elements. Views cost nothing to recompute.
+std::vector<char> saveable_by_cut(const JointProgram& joint, const std::vector<char>& backward,
+                                  double lambda) {
+  const Function& fn = joint.fn();
+  const auto n = static_cast<int32_t>(fn.nodes().size());
+  const int32_t source = 2 * n, sink = 2 * n + 1;
+  MaxFlow g(2 * n + 2);
+  auto in = [](int32_t v) { return 2 * v; };
+  auto out = [](int32_t v) { return 2 * v + 1; };
+  for (int32_t v = static_cast<int32_t>(joint.num_params()); v < n; ++v) {
+    const Node& node = fn.node(v);
+    for (ValueRef o : node.operands) g.add_edge(out(o.node), in(v), MaxFlow::kInf);
+    if (backward[static_cast<size_t>(v)]) {
+      g.add_edge(in(v), sink, MaxFlow::kInf);
+      continue;
+    }
+    double bytes = 0, elements = 0;
+    for (const TensorType& t : node.outputs) {
+      bytes += static_cast<double>(t.bytes());
+      elements += static_cast<double>(t.numel());
+    }
+    g.add_edge(in(v), out(v), lambda * bytes);
+    const double recompute = never_recomputed(node)     ? MaxFlow::kInf
+                             : has_flag(node.op, kView) ? 0.0
+                                                        : elements;
+    g.add_edge(source, in(v), recompute);
+  }
+  for (ValueRef r : joint.input_cotangents()) g.add_edge(out(r.node), sink, MaxFlow::kInf);
+  g.run(source, sink);
+  std::vector<char> saveable(static_cast<size_t>(n), 1);
+  for (int32_t v = 0; v < n; ++v) saveable[static_cast<size_t>(v)] = g.source_side()[in(v)];
+  return saveable;
+}
+
 Partition partition(const JointProgram& joint, const std::string& name, const RematPolicy* policy);
 
-// memory_budget: partitions with everything saveable, then makes the largest residual that may
-// be recomputed (not a matmul, a random draw or control flow) unsaveable, until the residuals fit
-// the budget. Greedy: each round makes one more node unsaveable, so it ends.
+int64_t residual_bytes(const Function& fn, const Partition& part) {
+  int64_t bytes = 0;
+  for (ValueRef r : part.residuals) bytes += static_cast<int64_t>(fn.type(r).bytes());
+  return bytes;
+}
+
+// memory_budget: the cut with the least recomputation whose residuals fit the budget. The saved
+// bytes fall as lambda grows, so lambda is searched by bisection over a geometric range.
 Partition partition_within_budget(const JointProgram& joint, const std::string& name,
                                   int64_t budget) {
   const Function& fn = joint.fn();
-  std::vector<char> saveable(fn.nodes().size(), 1);
+  const std::vector<char> backward = mark_backward(joint);
+  std::vector<char> saveable;
   RematPolicy chosen;
   chosen.name = "budget";
-  chosen.saveable = [&](const Function&, const Node& n) {
-    return saveable[static_cast<size_t>(&n - fn.nodes().data())] != 0;
+  chosen.saveable = [&](const Function&, const Node& node) {
+    return saveable[static_cast<size_t>(&node - fn.nodes().data())] != 0;
   };
-  for (;;) {
-    Partition part = partition(joint, name, &chosen);
-    int64_t bytes = 0, largest_bytes = 0;
-    int32_t largest = -1;
-    for (ValueRef r : part.residuals) {
-      const auto b = static_cast<int64_t>(fn.type(r).bytes());
-      bytes += b;
-      const OpCode op = fn.node(r.node).op;
-      if (op == OpCode::dot_general || op == OpCode::random_bits || has_flag(op, kHasBodies)) {
-        continue;
-      }
-      if (b > largest_bytes) {
-        largest_bytes = b;
-        largest = r.node;
-      }
-    }
-    if (bytes <= budget) return part;
-    if (largest < 0) {
-      throw ValueError("[memory_budget] the backward of @" + name + " keeps " +
-                       std::to_string(bytes) +
-                       " bytes at least (matmuls, random draws and control "
-                       "flow are never recomputed), over the budget of " +
-                       std::to_string(budget) + "; raise the budget to at least that");
-    }
-    saveable[static_cast<size_t>(largest)] = 0;
+  auto at = [&](int k) {  // lambda = 2^(k / 2), 2^-30 .. 2^50
+    saveable = saveable_by_cut(joint, backward, std::exp2(static_cast<double>(k) / 2));
+    return partition(joint, name, &chosen);
+  };
+  int lo = -60, hi = 100;
+  Partition part = at(hi);
+  if (const int64_t least = residual_bytes(fn, part); least > budget) {
+    throw ValueError("[memory_budget] the backward of @" + name + " keeps " +
+                     std::to_string(least) +
+                     " bytes at least (matmuls, random draws and control "
+                     "flow are never recomputed), over the budget of " +
+                     std::to_string(budget) + "; raise the budget to at least that");
   }
+  if (Partition all = at(lo); residual_bytes(fn, all) <= budget) return all;
+  while (hi - lo > 1) {  // bytes(lo) > budget >= bytes(hi)
+    const int mid = (lo + hi) / 2;
+    Partition p = at(mid);
+    if (residual_bytes(fn, p) <= budget) {
+      hi = mid;
+      part = std::move(p);
+    } else {
+      lo = mid;
+    }
+  }
+  return part;
 }
 
 // Decides what the forward program saves for the backward (DESIGN.md §3b): what the backward

@@ -57,10 +57,10 @@ RematPolicy save_and_offload_only_these_names(const std::vector<std::string>& sa
 // Results of dot_general without batch dims, saved in host memory.
 RematPolicy offload_dot_with_no_batch_dims();
 // Beyond JAX: the backward keeps at most `bytes` of residuals (per differentiated program, e.g.
-// per layer), choosing what to recompute: starting from everything saveable, the largest
-// residual that is not a matmul, a random draw or control flow is recomputed instead, until the
-// rest fits (a greedy cut, not an optimal one). A budget that cannot be met is a ValueError
-// naming the smallest it reached.
+// per layer) with the least recomputation: a minimum cut over the joint program trades saved
+// bytes against recomputed elements at a rate searched until the residuals fit (AOTAutograd's
+// partitioner idea; matmuls, random draws and control flow are never recomputed). A budget that
+// cannot be met is a ValueError naming the smallest it reached.
 RematPolicy memory_budget(int64_t bytes);
 // What either policy saves (offloaded where the policy that saves it offloads it).
 RematPolicy save_from_both_policies(const RematPolicy& a, const RematPolicy& b);
