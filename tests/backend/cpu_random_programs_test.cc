@@ -59,7 +59,7 @@ void check_seeds(uint64_t first, uint64_t count, const testing::RandomProgramOpt
   }
 }
 
-TEST(CpuRandomPrograms, MatchTheReference) { check_seeds(1, 400); }
+TEST(CpuRandomPrograms, MatchTheReference) { check_seeds(1, 1000); }
 
 // Larger shapes, so that elementwise chains reach the fused kernels' size threshold.
 TEST(CpuRandomPrograms, LargerShapesMatchTheReference) {
@@ -67,7 +67,7 @@ TEST(CpuRandomPrograms, LargerShapesMatchTheReference) {
   o.max_dim = 16;
   o.max_rank = 3;
   o.num_steps = 20;
-  check_seeds(5000, 150, o);
+  check_seeds(5000, 1000, o);
 }
 
 TEST(CpuRandomPrograms, FuzzSeedsFromEnvironment) {

@@ -309,6 +309,8 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
   };
   auto add_input = [&](ValueRef v) {
     in_slots.push_back(slot_base[static_cast<size_t>(v.node)] + v.index);
+    const TensorType& t = f.type(v);
+    k->in_full.push_back(t.dtype == DType::f32 && t.shape == gs.full);  // (cleared below)
     return static_cast<int32_t>(in_slots.size()) - 1;
   };
   auto reg_for = [&](ValueRef v) {
@@ -406,12 +408,42 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
       direct = static_cast<int32_t>(k->out_regs.size());
     out_slots.push_back(slot_base[static_cast<size_t>(m)]);
     k->out_regs.push_back(reg);
-    k->out_row.push_back(reg_row[static_cast<size_t>(reg)]);
+    // (by the member's shape: a row value may live in a scalar register)
+    k->out_row.push_back(gs.rowwise && t.shape == gs.row && t.shape != gs.full);
     k->out_types.push_back(t);
   }
   k->out_of_reg.resize(static_cast<size_t>(k->num_regs), -1);
+  for (const FInstr& in : k->code) {  // an input read by rows or broadcast: not tile-local
+    const bool load = in.op <= FOp::load_cols;
+    if (load && (in.op != FOp::load || in.row)) k->in_full[static_cast<size_t>(in.a)] = 0;
+  }
+  for (const FInstr& in : k->prologue) k->in_full[static_cast<size_t>(in.a)] = 0;
+  k->out_donor.assign(k->out_types.size(), -1);
   reuse_registers(*k, reg_row);
   return k;
+}
+
+int64_t plan_fused_donors(Step& step, const std::vector<char>& param_slot) {
+  auto& k = static_cast<FusedKernel&>(*step.state);
+  int64_t donated = 0;
+  std::vector<char> taken(step.in.size(), 0);
+  for (size_t o = 0; o < k.out_types.size(); ++o) {
+    const TensorType& t = k.out_types[o];
+    if (k.out_row[o] || t.dtype != DType::f32) continue;
+    for (size_t i = 0; i < step.in.size(); ++i) {
+      const int32_t slot = step.in[i];
+      bool ok = k.in_full[i] && !taken[i] && !param_slot[static_cast<size_t>(slot)] &&
+                std::binary_search(step.release.begin(), step.release.end(), slot);
+      for (size_t j = 0; j < step.in.size() && ok; ++j)  // every read of the slot is tile-local
+        ok = step.in[j] != slot || k.in_full[j];
+      if (!ok) continue;
+      for (size_t j = 0; j < step.in.size(); ++j) taken[j] = taken[j] || step.in[j] == slot;
+      k.out_donor[o] = static_cast<int32_t>(i);
+      donated += static_cast<int64_t>(t.bytes());
+      break;
+    }
+  }
+  return donated;
 }
 
 void run_fused(const Step& step, Frame& frame) {
@@ -421,9 +453,22 @@ void run_fused(const Step& step, Frame& frame) {
   for (int32_t s : step.in) ins.push_back(frame[static_cast<size_t>(s)].buffer.data());
   std::vector<Literal> outs;
   std::vector<void*> out_ptrs;
+  std::vector<char> donated(k.out_types.size(), 0);
   outs.reserve(k.out_types.size());
   out_ptrs.reserve(k.out_types.size());
-  for (const TensorType& t : k.out_types) {
+  for (size_t o = 0; o < k.out_types.size(); ++o) {
+    const TensorType& t = k.out_types[o];
+    // In place: the output takes the buffer of an input that dies here, when nothing but this
+    // run's frame holds it (each tile reads its own elements of it before writing them).
+    if (const int32_t d = k.out_donor[o]; d >= 0) {
+      const Buffer& b = frame[static_cast<size_t>(step.in[static_cast<size_t>(d)])].buffer;
+      if (b.use_count() == 1 && b.memory_kind() == MemoryKind::device) {
+        outs.emplace_back(t, b);
+        donated[o] = 1;
+        out_ptrs.push_back(outs.back().buffer.data());
+        continue;
+      }
+    }
     outs.emplace_back(t, allocate_output(t.bytes()));
     out_ptrs.push_back(outs.back().buffer.data());
   }
@@ -444,6 +489,7 @@ void run_fused(const Step& step, Frame& frame) {
         t.r0 = i * rows_per_tile;
         t.nr = t.n / k.row_len;
       }
+      t.donated = donated.data();
       run_fused_tile(k, ins.data(), out_ptrs.data(), regs.get(), ptr.data(), t);
     }
   }

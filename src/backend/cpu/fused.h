@@ -27,6 +27,9 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
                                       const std::vector<bool>& used_outside,
                                       std::vector<int32_t>& in_slots,
                                       std::vector<int32_t>& out_slots);
+// Once the step's releases are known: which outputs may take the buffer of an input that dies at
+// the step (an intermediate, read tile by tile); the bytes they would have allocated.
+int64_t plan_fused_donors(Step& step, const std::vector<char>& param_slot);
 void run_fused(const Step& step, Frame& frame);
 
 }  // namespace lazax::cpu

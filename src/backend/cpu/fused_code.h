@@ -75,11 +75,14 @@ struct FusedKernel : StepState {
   std::vector<int32_t> out_of_reg;  // per register: the f32 full output it is, written in place
   std::vector<bool> out_row;
   std::vector<TensorType> out_types;
+  std::vector<char> in_full;       // per input: read by full-register f32 loads only
+  std::vector<int32_t> out_donor;  // per output: the input whose buffer it may take, or -1
 };
 
 // The elements [i0, i0 + n) of the group's shape; rowwise, also its rows [r0, r0 + nr).
 struct Tile {
   int64_t i0 = 0, n = 0, r0 = 0, nr = 0;
+  const char* donated = nullptr;  // per output: it took an input's buffer (no in-place writes)
 };
 
 // Registers are padded to a multiple of this many floats (the widest SIMD vector), and every

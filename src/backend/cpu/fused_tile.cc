@@ -151,7 +151,7 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
   const bool in_place_out = n % kRegPad == 0;
   for (const FInstr& in : k.code) {
     float* d = storage(in.dst);
-    if (const int32_t o = k.out_of_reg[in.dst]; o >= 0 && in_place_out)
+    if (const int32_t o = k.out_of_reg[in.dst]; o >= 0 && in_place_out && !t.donated[o])
       d = static_cast<float*>(outs[o]) + t.i0;
     const int64_t len = in.row ? nr : n, len_pad = padded(len);
     const int64_t first = in.row ? t.r0 : t.i0, total = in.row ? k.rows : k.numel;
@@ -319,7 +319,8 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
         break;
       case FOp::ne:
         Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Ne(x, y), hn::Set(df, 1)); });
+             // not Eq: Highway's Ne is the ordered compare, false for NaN; IEEE's != is true
+             [](DF df, VF x, VF y) { return hn::IfThenZeroElse(hn::Eq(x, y), hn::Set(df, 1)); });
         break;
       case FOp::select: {
         const DF df;

@@ -312,13 +312,17 @@ class Compiler {
         host[static_cast<size_t>(base[i]) + k] = h;
       }
     }
+    std::vector<char> param_slot(static_cast<size_t>(p.num_slots_), 0);
+    for (int32_t s : p.param_slots_) param_slot[static_cast<size_t>(s)] = 1;
     int64_t live[2] = {0, 0};
     PlanStats& st = p.stats_;
     st.steps = static_cast<int64_t>(p.steps_.size());
-    for (const Step& s : p.steps_) {
+    for (Step& s : p.steps_) {
       for (int32_t o : s.out) live[host[static_cast<size_t>(o)]] += bytes[static_cast<size_t>(o)];
+      // outputs written over inputs that die here add no bytes (the inputs are released below)
+      const int64_t donated = s.fn == &run_fused ? plan_fused_donors(s, param_slot) : 0;
       int64_t sub = s.state && has_flag(s.node->op, kHasBodies) ? control_peak_bytes(*s.state) : 0;
-      st.peak_device_bytes = std::max(st.peak_device_bytes, live[0] + sub);
+      st.peak_device_bytes = std::max(st.peak_device_bytes, live[0] - donated + sub);
       st.peak_host_bytes = std::max(st.peak_host_bytes, live[1]);
       for (int32_t r : s.release)
         live[host[static_cast<size_t>(r)]] -= bytes[static_cast<size_t>(r)];
