@@ -1,5 +1,5 @@
 """Agreement cases of the i8 and u32 dtypes, checked against NumPy (PyTorch 1.13 has no uint32;
-for i8 NumPy and PyTorch agree on everything here). Inputs span each dtype's whole range, extremes
+for i8 it gives NumPy's values on the arithmetic, bitwise and comparison cases here). Inputs span each dtype's whole range, extremes
 included, so that wrap-around is exercised. Where lax's semantics differ from NumPy's (division by
 zero, MIN / -1, out-of-range shift amounts, float -> integer out of range), the reference applies
 lax's rule (docs/IR.md) to NumPy's results; the rule is named next to it."""
