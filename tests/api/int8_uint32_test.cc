@@ -2,6 +2,8 @@
 // rules where PyTorch has the dtype, NumPy's for u32 with the signed integers; the table was
 // checked with torch.promote_types and numpy.result_type), wrap-around with integer scalars,
 // shifts, reductions and random bits.
+#include <sstream>
+
 #include "api_test_util.h"
 #include "lazax/api/random.h"
 
@@ -35,6 +37,10 @@ TEST(Int8Uint32, FactoriesReadsAndConversions) {
   EXPECT_EQ(values(full({1}, -3, DType::i8), DType::i8, {1}), (std::vector<double>{-3}));
   EXPECT_EQ(values(arange(3, DType::i8), DType::i8, {3}), (std::vector<double>{0, 1, 2}));
   EXPECT_EQ(values(ones({2}, DType::u32), DType::u32, {2}), (std::vector<double>{1, 1}));
+  // Printed as numbers, never as characters (int8_t is a char type to iostreams).
+  std::ostringstream printed;
+  printed << a << " " << u32s({7});
+  EXPECT_EQ(printed.str(), "Tensor(i8[3] [-128, -1, 127]) Tensor(u32[1] [7])");
 }
 
 TEST(Int8Uint32, PromotionTable) {
