@@ -7,7 +7,7 @@
 
 namespace lazax {
 
-// New dtypes are appended: the values are stable (they index tables and appear in test seeds).
+// New dtypes are appended, so that the values of the existing ones never change.
 enum class DType : uint8_t { f32, f64, f16, bf16, i32, i64, u8, boolean, i8, u32 };
 inline constexpr int kNumDTypes = 10;
 
