@@ -101,13 +101,15 @@ Tensor compare(CompareDir dir, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 // combine_categories(like, i64): floating and integer tensors keep their dtype, bool becomes i64.
-// The value is converted to that dtype here: u8 and i32 wrap (C++20 integer conversion is
+// The value is converted to that dtype here: i8, u8, i32 and u32 wrap (C++20 integer conversion is
 // modular), and host_scalar takes a double.
 Tensor integer_scalar(const Tensor& like, int64_t v) {
   const DType t = like.dtype() == DType::boolean ? DType::i64 : like.dtype();
   double value = static_cast<double>(v);
   if (t == DType::u8) value = static_cast<uint8_t>(v);
+  if (t == DType::i8) value = static_cast<int8_t>(v);
   if (t == DType::i32) value = static_cast<int32_t>(v);
+  if (t == DType::u32) value = static_cast<uint32_t>(v);
   return host_scalar(value, t);
 }
 
@@ -116,6 +118,21 @@ DType result_type(const Tensor& a, const Tensor& b) {
   if (a0 == b0) return promote_types(a.dtype(), b.dtype());
   return a0 ? combine_categories(b.dtype(), a.dtype()) : combine_categories(a.dtype(), b.dtype());
 }
+
+namespace {
+// Two integer dtypes (NumPy's and PyTorch's lattice, over the dtypes lazax has): the same
+// signedness gives the wider; mixed signedness gives the signed one when it is wider than the
+// unsigned one, else the narrowest signed dtype wider than the unsigned one. So u8 + i32 = i32,
+// u32 + i8/i32/i64 = i64 (as NumPy), and u8 + i8 = i32: NumPy and PyTorch give i16, which lazax
+// lacks, and i32 is the narrowest dtype here that holds every value of both.
+DType promote_integers(DType a, DType b) {
+  const bool sa = is_signed_integer(a), sb = is_signed_integer(b);
+  if (sa == sb) return dtype_size(a) >= dtype_size(b) ? a : b;
+  const DType s = sa ? a : b, u = sa ? b : a;
+  if (dtype_size(s) > dtype_size(u)) return s;
+  return dtype_size(u) < 4 ? DType::i32 : DType::i64;
+}
+}  // namespace
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
@@ -126,9 +143,7 @@ DType promote_types(DType a, DType b) {
     if (a == DType::f32 || b == DType::f32) return DType::f32;
     return DType::f32;  // f16 with bf16
   }
-  if (a == DType::i64 || b == DType::i64) return DType::i64;
-  if (a == DType::i32 || b == DType::i32) return DType::i32;
-  return DType::u8;
+  return promote_integers(a, b);
 }
 
 Tensor broadcast_to_shape(const Tensor& t, const Shape& shape, const char* op) {

@@ -11,11 +11,13 @@ size_t dtype_size(DType t) {
       return 8;
     case DType::f32:
     case DType::i32:
+    case DType::u32:
       return 4;
     case DType::f16:
     case DType::bf16:
       return 2;
     case DType::u8:
+    case DType::i8:
     case DType::boolean:
       return 1;
   }
@@ -40,6 +42,10 @@ std::string_view dtype_name(DType t) {
       return "u8";
     case DType::boolean:
       return "bool";
+    case DType::i8:
+      return "i8";
+    case DType::u32:
+      return "u32";
   }
   return "?";
 }
@@ -55,8 +61,8 @@ std::optional<DType> dtype_from_name(std::string_view name) {
 bool is_floating(DType t) {
   return t == DType::f32 || t == DType::f64 || t == DType::f16 || t == DType::bf16;
 }
-bool is_integer(DType t) { return t == DType::i32 || t == DType::i64 || t == DType::u8; }
-bool is_signed_integer(DType t) { return t == DType::i32 || t == DType::i64; }
+bool is_integer(DType t) { return is_signed_integer(t) || t == DType::u8 || t == DType::u32; }
+bool is_signed_integer(DType t) { return t == DType::i8 || t == DType::i32 || t == DType::i64; }
 
 // float <-> half, rounding to nearest even; handles subnormals, infinities and NaN.
 f16::f16(float f) {

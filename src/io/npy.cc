@@ -27,13 +27,15 @@ struct DescrRow {
   DType dtype;
   std::string_view canonical;  // what numpy.save writes
 };
-constexpr std::array<DescrRow, 7> kDescrs = {{
+constexpr std::array<DescrRow, 9> kDescrs = {{
     {"f2", DType::f16, "<f2"},
     {"f4", DType::f32, "<f4"},
     {"f8", DType::f64, "<f8"},
     {"i4", DType::i32, "<i4"},
     {"i8", DType::i64, "<i8"},
     {"u1", DType::u8, "|u1"},
+    {"i1", DType::i8, "|i1"},
+    {"u4", DType::u32, "<u4"},
     {"b1", DType::boolean, "|b1"},
 }};
 
@@ -65,9 +67,10 @@ DType dtype_from_descr(const std::string& descr, const std::string& file) {
     }
     return row.dtype;
   }
-  fail(file, "unsupported dtype '" + descr +
-                 "'; lazax reads <f2 <f4 <f8 <i4 <i8 |u1 |b1 (convert with arr.astype(...), "
-                 "e.g. arr.astype(np.float32), before saving)");
+  fail(file,
+       "unsupported dtype '" + descr +
+           "'; lazax reads <f2 <f4 <f8 |i1 <i4 <i8 |u1 <u4 |b1 (convert with arr.astype(...), "
+           "e.g. arr.astype(np.float32), before saving)");
 }
 
 uint32_t read_le(std::span<const uint8_t> b, size_t at, size_t n) {

@@ -29,7 +29,7 @@ struct DTypeRow {
   std::string_view name;
   DType dtype;
 };
-constexpr std::array<DTypeRow, 8> kDTypes = {{
+constexpr std::array<DTypeRow, 10> kDTypes = {{
     {"F32", DType::f32},
     {"F64", DType::f64},
     {"F16", DType::f16},
@@ -37,11 +37,13 @@ constexpr std::array<DTypeRow, 8> kDTypes = {{
     {"I32", DType::i32},
     {"I64", DType::i64},
     {"U8", DType::u8},
+    {"I8", DType::i8},
+    {"U32", DType::u32},
     {"BOOL", DType::boolean},
 }};
 // The other dtypes of the format, refused with a hint rather than called unknown.
-constexpr std::array<std::string_view, 8> kOtherFormatDTypes = {"I8",  "I16",     "U16",     "U32",
-                                                                "U64", "F8_E4M3", "F8_E5M2", "C64"};
+constexpr std::array<std::string_view, 6> kOtherFormatDTypes = {"I16",     "U16",     "U64",
+                                                                "F8_E4M3", "F8_E5M2", "C64"};
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
   throw IOError("[safetensors] " + file + ": " + what);
@@ -58,10 +60,11 @@ DType dtype_of(const std::string& name, const std::string& tensor, const std::st
     if (row.name == name) return row.dtype;
   const bool known = std::find(kOtherFormatDTypes.begin(), kOtherFormatDTypes.end(), name) !=
                      kOtherFormatDTypes.end();
-  fail(file, std::string(known ? "unsupported" : "unknown") + " dtype '" + name + "' of tensor '" +
-                 tensor +
-                 "'; lazax reads F32 F64 F16 BF16 I32 I64 U8 BOOL (convert the tensor to one "
-                 "of them before saving)");
+  fail(file,
+       std::string(known ? "unsupported" : "unknown") + " dtype '" + name + "' of tensor '" +
+           tensor +
+           "'; lazax reads F32 F64 F16 BF16 I8 I32 I64 U8 U32 BOOL (convert the tensor to one "
+           "of them before saving)");
 }
 
 // Refuses JSON nested deeper than kMaxNesting (brackets outside strings).

@@ -16,6 +16,11 @@ Literal Literal::scalar_of(DType t, double v) {
   dispatch_dtype(t, [&]<class T>() {
     if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
       l.data<T>()[0] = T(static_cast<float>(v));
+    } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // Through i64, so that a negative value wraps into an unsigned dtype (-1 -> 255 for u8, as
+      // torch.full) instead of the undefined double -> unsigned cast; NaN and |v| >= 2^63 give 0.
+      const bool fits = std::fabs(v) < 9223372036854775808.0;  // false for NaN
+      l.data<T>()[0] = static_cast<T>(fits ? static_cast<int64_t>(v) : int64_t{0});
     } else {
       l.data<T>()[0] = static_cast<T>(v);
     }

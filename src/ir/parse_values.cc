@@ -72,7 +72,7 @@ TensorType Cursor::type(const std::string& what) {
   auto dt = dtype_from_name(t.text);
   if (!dt) {
     fail(t, "unknown dtype " + describe(t) + " in " + what +
-                ": use f32, f64, f16, bf16, i32, i64, u8 or bool");
+                ": use f32, f64, f16, bf16, i8, i32, i64, u8, u32 or bool");
   }
   next();
   return TensorType{*dt, dims("the type", true)};
@@ -119,7 +119,7 @@ struct FieldReader {
     v = *e;
   }
   void operator()(DType& v) {
-    enum_word(v, dtype_from_name, "a dtype (f32, f64, f16, bf16, i32, i64, u8, bool)");
+    enum_word(v, dtype_from_name, "a dtype (f32, f64, f16, bf16, i8, i32, i64, u8, u32, bool)");
   }
   void operator()(CompareDir& v) {
     enum_word(v, compare_dir_from_name, "a comparison (eq, ne, lt, le, gt, ge)");

@@ -439,6 +439,7 @@ def indexing_cases(rng):
 
 def all_cases(rng):
     from torch_agreement_dtype_cases import dtype_cases  # (it imports this module)
+    from torch_agreement_int_cases import int8_uint32_cases
     with np.errstate(all="ignore"):
         return (elementwise_cases(rng) + reduction_cases(rng) + dot_cases(rng) + indexing_cases(rng) +
-                shape_cases(rng) + dtype_cases(rng))
+                shape_cases(rng) + dtype_cases(rng) + int8_uint32_cases(rng))

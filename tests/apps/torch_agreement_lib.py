@@ -9,8 +9,9 @@ import torch
 Case = collections.namedtuple("Case", "name program inputs expected out_dtypes note", defaults=[""])
 
 LZ = {np.float32: "f32", np.float64: "f64", np.float16: "f16", np.int32: "i32", np.int64: "i64",
-      np.uint8: "u8", np.bool_: "bool"}
+      np.uint8: "u8", np.bool_: "bool", np.int8: "i8", np.uint32: "u32"}
 F32, F64, F16, I32, I64, U8, BOOL = np.float32, np.float64, np.float16, np.int32, np.int64, np.uint8, np.bool_
+I8, U32 = np.int8, np.uint32
 
 
 def ty(dtype, shape):

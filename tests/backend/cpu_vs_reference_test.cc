@@ -179,6 +179,18 @@ const std::vector<Case>& cases() {
        "func @main(%x: i32[3,4], %w: i32[4,2]) -> (i32[3,2]) {\n"
        "  %0 = dot_general(%x, %w) {lhs_batch=[], rhs_batch=[], "
        "lhs_contracting=[1], rhs_contracting=[0]} : i32[3,2]\n  return %0\n}"},
+      {"int8_uint32",  // the interpreter's kernels and layout's 1- and 4-byte copies
+       "func @main(%a: i8[6,5], %b: i8[6,5], %u: u32[6,5], %v: u32[5]) -> (i8[6,5], u32[5,6], "
+       "i8[6], u32[6,5], bool[6,5], u32[6,5], i8[12,5], f32[6,5], i8[6,5]) {\n"
+       "  %0 = mul(%a, %b) : i8[6,5]\n  %1 = add(%0, %a) : i8[6,5]\n"
+       "  %2 = transpose(%u) {permutation=[1, 0]} : u32[5,6]\n"
+       "  %3 = reduce_sum(%a) {axes=[1]} : i8[6]\n"
+       "  %4 = broadcast_in_dim(%v) {shape=[6,5], broadcast_dimensions=[1]} : u32[6,5]\n"
+       "  %5 = sub(%u, %4) : u32[6,5]\n  %6 = compare(%5, %u) {dir=gt} : bool[6,5]\n"
+       "  %7 = shift_right_logical(%5, %u) : u32[6,5]\n"
+       "  %8 = concatenate(%a, %b) {dimension=0} : i8[12,5]\n"
+       "  %9 = convert(%5) {dtype=f32} : f32[6,5]\n  %10 = select(%6, %a, %1) : i8[6,5]\n"
+       "  return %1, %2, %3, %5, %6, %7, %8, %9, %10\n}"},
       {"fused_chain",  // one fused kernel: scalars, broadcasts, compare/select, two outputs
        "func @main(%a: f32[64,40], %b: f32[64,40], %s: f32[], %p: bool[64,40]) -> "
        "(f32[64,40], f32[64,40], bool[64,40], f32[64]) {\n"

@@ -17,6 +17,25 @@ TEST(DType, NamesRoundTrip) {
   EXPECT_EQ(dtype_size(DType::bf16), 2u);
 }
 
+TEST(DType, Int8AndUint32) {
+  EXPECT_EQ(dtype_name(DType::i8), "i8");
+  EXPECT_EQ(dtype_name(DType::u32), "u32");
+  EXPECT_EQ(dtype_from_name("i8"), DType::i8);
+  EXPECT_EQ(dtype_from_name("u32"), DType::u32);
+  EXPECT_EQ(dtype_size(DType::i8), 1u);
+  EXPECT_EQ(dtype_size(DType::u32), 4u);
+  EXPECT_TRUE(is_integer(DType::i8) && is_signed_integer(DType::i8));
+  EXPECT_TRUE(is_integer(DType::u32) && !is_signed_integer(DType::u32));
+  EXPECT_FALSE(is_floating(DType::i8) || is_floating(DType::u32));
+  // The existing values do not move (programs and seeds name them by number).
+  EXPECT_EQ(static_cast<int>(DType::boolean), 7);
+  EXPECT_EQ(static_cast<int>(DType::i8), 8);
+  EXPECT_EQ(static_cast<int>(DType::u32), 9);
+  EXPECT_EQ(dtype_of<int8_t>(), DType::i8);
+  EXPECT_EQ(dtype_of<uint32_t>(), DType::u32);
+  EXPECT_EQ(dispatch_dtype(DType::u32, []<class T>() { return sizeof(T); }), 4u);
+}
+
 TEST(DType, HalfConversions) {
   EXPECT_EQ(static_cast<float>(f16(1.0f)), 1.0f);
   EXPECT_EQ(f16(1.0f).bits, 0x3c00);

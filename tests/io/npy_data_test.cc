@@ -45,6 +45,12 @@ TEST(NpyFromNumpy, ReadsEveryDType) {
   Literal u8 = read_npy(data_path("u8_2x2.npy"));
   EXPECT_EQ(u8.type.str(), "u8[2,2]");
   EXPECT_EQ(u8.to_vector<int>(), (std::vector<int>{0, 1, 254, 255}));
+  Literal i8 = read_npy(data_path("i8_4.npy"));
+  EXPECT_EQ(i8.type.str(), "i8[4]");
+  EXPECT_EQ(i8.to_vector<int>(), (std::vector<int>{-128, -1, 0, 127}));
+  Literal u32 = read_npy(data_path("u32_3.npy"));
+  EXPECT_EQ(u32.type.str(), "u32[3]");
+  EXPECT_EQ(u32.to_vector<int64_t>(), (std::vector<int64_t>{0, 1, 4294967295LL}));
   Literal b = read_npy(data_path("bool_5.npy"));
   EXPECT_EQ(b.type.str(), "bool[5]");
   EXPECT_EQ(b.to_vector<int>(), (std::vector<int>{1, 0, 0, 1, 1}));
@@ -70,7 +76,7 @@ TEST(NpyFromNumpy, RefusesWhatItCannotRepresent) {
 
 TEST(NpyFromNumpy, EncodesByteIdenticalToNumpySave) {
   for (const char* name : {"f32_2x3.npy", "f16_4.npy", "i32_3x2.npy", "u8_2x2.npy", "bool_5.npy",
-                           "f64_scalar.npy", "f32_empty_0x3.npy"}) {
+                           "f64_scalar.npy", "f32_empty_0x3.npy", "i8_4.npy", "u32_3.npy"}) {
     std::vector<uint8_t> expected = file_bytes(name);
     ASSERT_FALSE(expected.empty()) << name;
     EXPECT_EQ(encode_npy(parse_npy(expected, name)), expected) << name;

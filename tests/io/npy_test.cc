@@ -57,6 +57,8 @@ Literal sample(DType t, const Shape& shape) {
         l.data<T>()[i] = (i % 3) == 1;
       } else if constexpr (std::is_same_v<T, uint8_t>) {
         l.data<T>()[i] = static_cast<uint8_t>(i * 37 % 256);
+      } else if constexpr (std::is_same_v<T, uint32_t>) {
+        l.data<T>()[i] = UINT32_MAX - static_cast<uint32_t>(i * 1000003);
       } else if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
         l.data<T>()[i] = T(static_cast<float>(v));
       } else {
@@ -67,8 +69,8 @@ Literal sample(DType t, const Shape& shape) {
   return l;
 }
 
-const DType kNpyTypes[] = {DType::f32, DType::f64, DType::f16,    DType::i32,
-                           DType::i64, DType::u8,  DType::boolean};
+const DType kNpyTypes[] = {DType::f32, DType::f64,     DType::f16, DType::i32, DType::i64,
+                           DType::u8,  DType::boolean, DType::i8,  DType::u32};
 
 TEST(Npy, RoundTripsEveryDTypeAndShape) {
   for (DType t : kNpyTypes) {
@@ -124,7 +126,7 @@ TEST(Npy, AcceptsVersions2And3AndByteOrderSpellings) {
       EXPECT_EQ(l.to_vector<float>(), (std::vector<float>{1.5f, -2.f, 3.25f}));
     }
   // One-byte types: every byte-order character is fine.
-  for (std::string d : {"|u1", "<u1", ">u1", "=u1", "|b1", ">b1"})
+  for (std::string d : {"|u1", "<u1", ">u1", "=u1", "|b1", ">b1", "|i1", ">i1"})
     EXPECT_EQ(parse_npy(make_npy(dict(d, "(2, 1)"), {1, 0}), "ok.npy").numel(), 2) << d;
   // Python 2 longs, double quotes, key order, no trailing comma, Fortran order at rank <= 1.
   Literal l = parse_npy(
@@ -181,7 +183,7 @@ TEST(Npy, BrokenFileCorpus) {
   expect_io_error(make_npy(dict("<f4", "(3,)", "'no'"), f4x3), "expected True or False");
   expect_io_error(make_npy(dict(">f4", "(3,)"), f4x3), "big-endian dtype '>f4'");
   expect_io_error(make_npy(dict(">i8", "()"), std::vector<uint8_t>(8)), "astype('<i8')");
-  for (std::string d : {"<c8", "<i2", "|O", "<U3", "|V2", "<f16", "<u4", "|i1", "", "<", "f"})
+  for (std::string d : {"<c8", "<i2", "|O", "<U3", "|V2", "<f16", "<u2", "<u8", "", "<", "f"})
     expect_io_error(make_npy(dict(d, "(3,)"), f4x3), "unsupported dtype '" + d + "'");
   expect_io_error(make_npy(dict("<f4", "(3, 1)", "True"), f4x3), "Fortran-order");
   expect_io_error(make_npy(dict("<f4", "3"), f4x3), "expected a tuple");

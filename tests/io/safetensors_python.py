@@ -24,7 +24,7 @@ TOOL, SCRATCH = sys.argv[1], sys.argv[2]
 
 # Format dtype -> numpy dtype (BF16 as its raw 16 bits: numpy has no bfloat16).
 NP = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "BF16": np.uint16, "I32": np.int32,
-      "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_}
+      "I64": np.int64, "U8": np.uint8, "BOOL": np.bool_, "I8": np.int8, "U32": np.uint32}
 
 
 def write(path, tensors, metadata=None, data_order=None, pad=None):
@@ -86,7 +86,7 @@ def sample(rng, dt, shape):
         return rng.random(shape) < 0.5
     if dt == "U8":
         return rng.integers(0, 256, shape).astype(np.uint8)
-    if dt in ("I32", "I64"):
+    if dt in ("I8", "I32", "I64", "U32"):
         info = np.iinfo(NP[dt])
         return rng.integers(info.min, info.max, shape, dtype=NP[dt], endpoint=True)
     if dt == "BF16":

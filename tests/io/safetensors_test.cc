@@ -17,10 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr DType kTypes[] = {DType::f32, DType::f64, DType::f16, DType::bf16,
-                            DType::i32, DType::i64, DType::u8,  DType::boolean};
+constexpr DType kTypes[] = {DType::f32, DType::f64, DType::f16,     DType::bf16, DType::i32,
+                            DType::i64, DType::u8,  DType::boolean, DType::i8,   DType::u32};
 
-// Distinct values that every dtype holds exactly (negative ones, except for u8 and bool).
+// Distinct values that every dtype holds exactly (negative ones, except for u8, u32 and bool;
+// i8 and u32 span their whole range, extremes included).
 Literal sample(DType t, const Shape& shape, int salt = 0) {
   Literal l = Literal::zeros(TensorType{t, shape});
   for (int64_t i = 0; i < l.numel(); ++i) {
@@ -30,6 +31,10 @@ Literal sample(DType t, const Shape& shape, int salt = 0) {
         l.data<T>()[i] = (i + salt) % 3 == 1;
       } else if constexpr (std::is_same_v<T, uint8_t>) {
         l.data<T>()[i] = static_cast<uint8_t>((i * 37 + salt) % 256);
+      } else if constexpr (std::is_same_v<T, int8_t>) {
+        l.data<T>()[i] = static_cast<int8_t>((i * 37 + salt) % 256 - 128);
+      } else if constexpr (std::is_same_v<T, uint32_t>) {
+        l.data<T>()[i] = UINT32_MAX - static_cast<uint32_t>((i * 1000003 + salt) % 4000000);
       } else if constexpr (std::is_integral_v<T>) {
         l.data<T>()[i] = static_cast<T>(v * 2 - 1000);
       } else {
@@ -157,8 +162,8 @@ TEST(Safetensors, HostileFilesAreClearErrors) {
   expect_io_error(make_file(R"({"a":{"dtype":"F32","shape":[1]}})"), "has no 'data_offsets'");
   expect_io_error(make_file(R"({"a":{"dtype":"Q7","shape":[1],"data_offsets":[0,4]}})", four),
                   "unknown dtype 'Q7' of tensor 'a'");
-  expect_io_error(make_file(R"({"a":{"dtype":"I8","shape":[4],"data_offsets":[0,4]}})", four),
-                  "unsupported dtype 'I8'");
+  expect_io_error(make_file(R"({"a":{"dtype":"I16","shape":[2],"data_offsets":[0,4]}})", four),
+                  "unsupported dtype 'I16'");
   expect_io_error(make_file(R"({"a":{"dtype":3,"shape":[1],"data_offsets":[0,4]}})", four),
                   "dtype must be a string");
   expect_io_error(make_file(R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", four),

@@ -87,6 +87,10 @@ TEST(InterpGather, FillValuePerDType) {
   EXPECT_EQ(i64.data<int64_t>()[1], std::numeric_limits<int64_t>::min());
   auto u8 = run_gather(Literal::from_vector<uint8_t>({5, 6}, Shape{2}), idx, a);
   EXPECT_EQ(u8.to_vector<int>(), (std::vector<int>{5, 255}));
+  auto i8 = run_gather(Literal::from_vector<int8_t>({5, 6}, Shape{2}), idx, a);
+  EXPECT_EQ(i8.to_vector<int>(), (std::vector<int>{5, -128}));
+  auto u32 = run_gather(Literal::from_vector<uint32_t>({5, 6}, Shape{2}), idx, a);
+  EXPECT_EQ(u32.to_vector<int64_t>(), (std::vector<int64_t>{5, 4294967295}));
   auto bl = run_gather(Literal::from_vector<bool>({false, false}, Shape{2}), idx, a);
   EXPECT_EQ(bl.data<bool>()[0], false);
   EXPECT_EQ(bl.data<bool>()[1], true);

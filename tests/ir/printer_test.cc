@@ -351,9 +351,29 @@ TEST(Printer, ConstantsOfEveryDTypeKeepTheirBits) {
   expect_constant_round_trip(Literal::from_vector<int64_t>(
       {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}, Shape{2}));
   expect_constant_round_trip(Literal::from_vector<uint8_t>({0, 1, 255}, Shape{3}));
+  expect_constant_round_trip(Literal::from_vector<int8_t>({-128, -1, 0, 127}, Shape{2, 2}));
+  expect_constant_round_trip(Literal::from_vector<uint32_t>({0, 1, 4294967295u}, Shape{3}));
   expect_constant_round_trip(Literal::from_vector<bool>({true, false}, Shape{2, 1}));
   expect_constant_round_trip(Literal::scalar<float>(-0.0f));
   expect_constant_round_trip(Literal::zeros(TensorType{DType::f32, Shape{0, 3}}));
+}
+
+// The i8 and u32 dtypes in types, constants and dtype attributes.
+TEST(Printer, Int8AndUint32RoundTrip) {
+  const std::string text =
+      "func @main(%arg0: i8[2], %arg1: u32[2]) -> (u32[2], i8[2], u32[3]) {\n"
+      "  %0 = convert(%arg0) {dtype=u32} : u32[2]\n"
+      "  %1 = add(%0, %arg1) : u32[2]\n"
+      "  %2 = constant() {value=i8[2] [-128, 127]} : i8[2]\n"
+      "  %3 = iota() {dtype=u32, shape=[3], dimension=0} : u32[3]\n"
+      "  return %1, %2, %3\n"
+      "}\n";
+  FunctionPtr f = round_trip(text);
+  EXPECT_EQ(f->param_type(0), (TensorType{DType::i8, Shape{2}}));
+  EXPECT_EQ(f->param_type(1), (TensorType{DType::u32, Shape{2}}));
+  const Node& c = f->node(4);
+  ASSERT_EQ(c.op, OpCode::constant);
+  EXPECT_EQ(c.attr<ConstantAttrs>().value.to_vector<int>(), (std::vector<int>{-128, 127}));
 }
 
 TEST(Printer, RandomFloatBitsRoundTrip) {

@@ -179,7 +179,7 @@ TEST(ShapeRulesControl, RandomInputsNeverCrash) {
             else if constexpr (std::is_same_v<T, Shape>)
               field = rand_shape();
             else if constexpr (std::is_same_v<T, DType>)
-              field = static_cast<DType>(pick(0, 7));
+              field = static_cast<DType>(pick(0, kNumDTypes - 1));
             else if constexpr (std::is_same_v<T, FunctionPtr>)
               field = pick(0, 3) ? body : nullptr;
             else if constexpr (std::is_same_v<T, std::vector<FunctionPtr>>)

@@ -104,6 +104,8 @@ TEST(ShapeRules, Bitwise) {
     EXPECT_EQ(infer(op, {i32({2}), i32({2})}), types({i32({2})})) << op_name(op);
     EXPECT_EQ(infer(op, {boolean({}), boolean({})}), types({boolean({})}));
     EXPECT_EQ(infer(op, {u8({3}), u8({3})}), types({u8({3})}));
+    EXPECT_EQ(infer(op, {i8t({3}), i8t({3})}), types({i8t({3})}));
+    EXPECT_EQ(infer(op, {u32t({3}), u32t({3})}), types({u32t({3})}));
     expect_err<DTypeError>(op, {f32({2}), f32({2})}, NoAttrs{}, {"f32[2]", "integer or bool"});
     expect_err<DTypeError>(op, {i32({2}), i64({2})}, NoAttrs{}, {"i32[2]", "i64[2]"});
     expect_err<ShapeError>(op, {i32({2}), i32({3})}, NoAttrs{}, {"i32[2]", "i32[3]"});
@@ -115,6 +117,9 @@ TEST(ShapeRules, Bitwise) {
        {OpCode::shift_left, OpCode::shift_right_logical, OpCode::shift_right_arithmetic}) {
     EXPECT_EQ(infer(op, {i64({2, 2}), i64({2, 2})}), types({i64({2, 2})})) << op_name(op);
     EXPECT_EQ(infer(op, {u8({}), u8({})}), types({u8({})}));
+    EXPECT_EQ(infer(op, {i8t({3}), i8t({3})}), types({i8t({3})}));
+    EXPECT_EQ(infer(op, {u32t({3}), u32t({3})}), types({u32t({3})}));
+    expect_err<DTypeError>(op, {i8t({2}), u32t({2})}, NoAttrs{}, {"i8[2]", "u32[2]"});
     expect_err<DTypeError>(op, {boolean({2}), boolean({2})}, NoAttrs{}, {"bool[2]", "integer"});
     expect_err<DTypeError>(op, {f32({2}), f32({2})}, NoAttrs{}, {"f32[2]"});
     expect_err<DTypeError>(op, {i32({2}), u8({2})}, NoAttrs{}, {"i32[2]", "u8[2]"});
@@ -489,6 +494,10 @@ TEST(ShapeRules, RandomBits) {
             types({u8({3, 4}), key}));
   EXPECT_EQ(infer(OpCode::random_bits, {key}, RandomBitsAttrs{Shape{}, DType::i64}),
             types({i64({}), key}));
+  EXPECT_EQ(infer(OpCode::random_bits, {key}, RandomBitsAttrs{Shape{2}, DType::i8}),
+            types({i8t({2}), key}));
+  EXPECT_EQ(infer(OpCode::random_bits, {key}, RandomBitsAttrs{Shape{2}, DType::u32}),
+            types({u32t({2}), key}));
   expect_err<ShapeError>(OpCode::random_bits, {i64({3})}, RandomBitsAttrs{}, {"i64[3]", "i64[2]"});
   expect_err<DTypeError>(OpCode::random_bits, {i32({2})}, RandomBitsAttrs{}, {"i32[2]", "i64[2]"});
   expect_err<DTypeError>(OpCode::random_bits, {key}, RandomBitsAttrs{Shape{3}, DType::f32},

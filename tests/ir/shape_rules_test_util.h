@@ -19,6 +19,8 @@ inline TensorType i32(std::initializer_list<int64_t> d) { return {DType::i32, Sh
 inline TensorType i64(std::initializer_list<int64_t> d) { return {DType::i64, Shape(d)}; }
 inline TensorType u8(std::initializer_list<int64_t> d) { return {DType::u8, Shape(d)}; }
 inline TensorType boolean(std::initializer_list<int64_t> d) { return {DType::boolean, Shape(d)}; }
+inline TensorType i8t(std::initializer_list<int64_t> d) { return {DType::i8, Shape(d)}; }
+inline TensorType u32t(std::initializer_list<int64_t> d) { return {DType::u32, Shape(d)}; }
 inline std::vector<TensorType> types(std::vector<TensorType> ts) { return ts; }
 
 inline std::vector<TensorType> infer(OpCode op, std::vector<TensorType> in,

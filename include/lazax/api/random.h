@@ -31,7 +31,7 @@ class Generator {
   Literal get_state() const;
   void set_state(const Literal& state);
 
-  // Raw bits: i32, i64 or u8 elements, each bit uniformly random.
+  // Raw bits: integer elements (i8, i32, i64, u8, u32), each bit uniformly random.
   Tensor bits(const std::vector<int64_t>& shape, DType dtype = DType::i32);
   // Uniform in [0, 1) (floating dtypes only).
   Tensor uniform(const std::vector<int64_t>& shape, DType dtype = DType::f32);

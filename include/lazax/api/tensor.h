@@ -39,8 +39,8 @@ struct TensorIndex;  // x.index({...}) and x.index_put_({...}, v): see the end o
 template <class T>
 concept IntegerScalar = std::integral<T> && !std::same_as<T, bool>;
 // The integer scalar v as the 0-d tensor it becomes next to `like` (PyTorch's wrapped number):
-// like's dtype, i64 for a bool tensor; exact for |v| < 2^53, wrapped to u8 and i32 as their
-// arithmetic wraps.
+// like's dtype, i64 for a bool tensor; exact for |v| < 2^53, wrapped to i8, u8, i32 and u32 as
+// their arithmetic wraps.
 Tensor integer_scalar(const Tensor& like, int64_t v);
 
 class Tensor {
@@ -462,9 +462,9 @@ Tensor bitwise_or(const Tensor& a, const Tensor& b);
 Tensor bitwise_xor(const Tensor& a, const Tensor& b);
 Tensor bitwise_not(const Tensor& a);
 // Shifts of integer tensors. Left: amounts < 0 or >= the bit width give 0. Right: arithmetic for
-// signed dtypes, logical for u8 (as PyTorch); out-of-range amounts give all copies of the sign bit
-// (signed) or 0 (u8). Out-of-range amounts follow lax and PyTorch 2 (torch 1.13 takes them modulo
-// the width).
+// signed dtypes, logical for unsigned ones (u8, u32; as PyTorch); out-of-range amounts give all
+// copies of the sign bit (signed) or 0 (unsigned). Out-of-range amounts follow lax and PyTorch 2
+// (torch 1.13 takes them modulo the width).
 Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
 Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
 Tensor eq(const Tensor& a, const Tensor& b);

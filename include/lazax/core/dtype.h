@@ -7,15 +7,16 @@
 
 namespace lazax {
 
-enum class DType : uint8_t { f32, f64, f16, bf16, i32, i64, u8, boolean };
-inline constexpr int kNumDTypes = 8;
+// New dtypes are appended, so that the values of the existing ones never change.
+enum class DType : uint8_t { f32, f64, f16, bf16, i32, i64, u8, boolean, i8, u32 };
+inline constexpr int kNumDTypes = 10;
 
 size_t dtype_size(DType t);
 std::string_view dtype_name(DType t);  // "f32", ..., "bool" (the text-form spelling)
 std::optional<DType> dtype_from_name(std::string_view name);
 bool is_floating(DType t);
-bool is_integer(DType t);  // i32, i64, u8 (not bool)
-bool is_signed_integer(DType t);
+bool is_integer(DType t);         // i8, i32, i64, u8, u32 (not bool)
+bool is_signed_integer(DType t);  // i8, i32, i64
 
 // IEEE half and bfloat16 storage: arithmetic is done in float and rounded to nearest even.
 struct f16 {
@@ -65,6 +66,14 @@ template <>
 struct StorageOf<DType::boolean> {
   using type = bool;
 };
+template <>
+struct StorageOf<DType::i8> {
+  using type = int8_t;
+};
+template <>
+struct StorageOf<DType::u32> {
+  using type = uint32_t;
+};
 
 // Calls f.template operator()<T>() with T the storage type of `t`.
 template <class F>
@@ -84,6 +93,10 @@ decltype(auto) dispatch_dtype(DType t, F&& f) {
       return f.template operator()<int64_t>();
     case DType::u8:
       return f.template operator()<uint8_t>();
+    case DType::i8:
+      return f.template operator()<int8_t>();
+    case DType::u32:
+      return f.template operator()<uint32_t>();
     case DType::boolean:
       break;
   }
@@ -123,6 +136,14 @@ constexpr DType dtype_of<uint8_t>() {
 template <>
 constexpr DType dtype_of<bool>() {
   return DType::boolean;
+}
+template <>
+constexpr DType dtype_of<int8_t>() {
+  return DType::i8;
+}
+template <>
+constexpr DType dtype_of<uint32_t>() {
+  return DType::u32;
 }
 
 }  // namespace lazax

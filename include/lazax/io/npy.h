@@ -1,5 +1,6 @@
 // NumPy .npy files: reading (format versions 1.0, 2.0 and 3.0) and writing (1.0, or 2.0 when the
-// header is too long for 1.0). Little-endian, C-order arrays of f16/f32/f64/i32/i64/u8/bool.
+// header is too long for 1.0). Little-endian, C-order arrays of
+// f16/f32/f64/i8/i32/i64/u8/u32/bool.
 // NumPy has no bfloat16, so bf16 literals are refused (convert them to f32 first).
 // Every malformed file raises lazax::IOError naming the file and what is wrong.
 #pragma once

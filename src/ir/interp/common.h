@@ -1,7 +1,7 @@
 // Helpers shared by the reference-interpreter kernels (elementwise.cc, layout.cc, reduce.cc,
 // dot.cc, indexing.cc, random.cc, control.cc). This API is stable; add to it, don't change it.
 //
-//   Type traits      kIsHalf<T> (f16, bf16), kIsFloat<T> (f32 f64 f16 bf16), kIsInt<T> (i32 i64 u8)
+//   Type traits      kIsHalf<T> (f16, bf16), kIsFloat<T> (f32 f64 f16 bf16), kIsInt<T> (not bool)
 //   compute_t<T>     the type arithmetic on T is done in: float for f16/bf16, int32_t for bool,
 //                    T otherwise
 //   load(x)          storage -> compute_t (f16 -> float, bool -> 0/1)

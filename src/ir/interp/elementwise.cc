@@ -148,6 +148,8 @@ std::vector<Literal> kernel_sign(const Node& node, std::span<const Literal> in) 
     if constexpr (kIsFloat<T>) {
       if (std::isnan(a) || a == 0) return a;
       return std::copysign(C{1}, a);
+    } else if constexpr (std::is_unsigned_v<C>) {
+      return a > 0 ? C{1} : C{0};
     } else {
       return a > 0 ? C{1} : (a < 0 ? wrap_neg(C{1}) : C{0});
     }
@@ -377,8 +379,8 @@ std::vector<Literal> kernel_not_(const Node& node, std::span<const Literal> in) 
       return static_cast<compute_t<T>>(~static_cast<std::make_unsigned_t<compute_t<T>>>(a));
   });
 }
-// shift_left: 0 when the amount is out of range; bits shifted out are dropped (u8 and signed
-// alike: the shift is done on the unsigned bits).
+// shift_left: 0 when the amount is out of range; bits shifted out are dropped (unsigned and
+// signed alike: the shift is done on the unsigned bits).
 std::vector<Literal> kernel_shift_left(const Node& node, std::span<const Literal> in) {
   return shift(
       node, in, [](auto u, auto, int n) -> decltype(u) { return static_cast<decltype(u)>(u << n); },
@@ -390,8 +392,8 @@ std::vector<Literal> kernel_shift_right_logical(const Node& node, std::span<cons
       node, in, [](auto u, auto, int n) -> decltype(u) { return static_cast<decltype(u)>(u >> n); },
       [](auto) { return 0; });
 }
-// shift_right_arithmetic: copies of the top bit shifted in (u8 too, as XLA: its bits read as
-// signed); out of range gives all copies of the top bit (-1 or 0).
+// shift_right_arithmetic: copies of the top bit shifted in (u8 and u32 too, as XLA: their bits
+// read as signed); out of range gives all copies of the top bit (-1 or 0).
 std::vector<Literal> kernel_shift_right_arithmetic(const Node& node, std::span<const Literal> in) {
   return shift(
       node, in, [](auto, auto s, int n) -> decltype(s) { return static_cast<decltype(s)>(s >> n); },

@@ -2,7 +2,7 @@
 // vector in the last dimension of the indices). Out-of-bounds behavior follows JAX's modes:
 //   fill: a window that does not fit entirely (any start index < 0 or > dim - window size) is
 //         filled with the fill value (gather: NaN for floats, the lowest value for signed
-//         integers, the highest for u8, true for bool) or dropped whole (scatter_add);
+//         integers, the highest for u8 and u32, true for bool) or dropped whole (scatter_add);
 //   clip: every start index is clamped so that the window fits.
 // Negative indices are out of bounds here: wrapping them NumPy-style is the caller's job.
 #include <algorithm>

@@ -8,8 +8,8 @@
 //     (low32(key[1] + b), high32(key[1] + b), 0, 0)      (the addition wraps modulo 2^64)
 //   and yields 4 uint32 words; the words of blocks 0, 1, ... form one stream w[0], w[1], ...
 //   Elements, in row-major order, take words from the stream:
-//     i32: element j = w[j] reinterpreted as signed;
-//     u8:  element j = low byte of w[j];
+//     i32: element j = w[j] reinterpreted as signed;  u32: element j = w[j];
+//     u8:  element j = low byte of w[j];  i8: the same byte reinterpreted as signed;
 //     i64: element j = w[2j] | (w[2j+1] << 32), reinterpreted as signed.
 //   Blocks used = ceil(words needed / 4) (0 for an empty shape).
 //   next_key = (key[0], key[1] + blocks used), so consecutive calls never reuse a counter.
@@ -52,9 +52,9 @@ std::vector<Literal> kernel_random_bits(const Node& node, std::span<const Litera
                      (in.empty() ? std::string("nothing") : in[0].type.str()));
   }
   DType dt = attrs->dtype;
-  if (dt != DType::i32 && dt != DType::i64 && dt != DType::u8) {
-    throw DTypeError("[random_bits] makes i32, i64 or u8 bits, not " + std::string(dtype_name(dt)) +
-                     "; convert the bits afterwards");
+  if (!is_integer(dt)) {
+    throw DTypeError("[random_bits] makes integer bits (i8, i32, i64, u8 or u32), not " +
+                     std::string(dtype_name(dt)) + "; convert the bits afterwards");
   }
   for (int64_t d : attrs->shape) {
     if (d < 0) throw ShapeError("[random_bits] negative dimension in " + attrs->shape.str());
@@ -85,8 +85,14 @@ std::vector<Literal> kernel_random_bits(const Node& node, std::span<const Litera
       case DType::i32:
         bits.data<int32_t>()[j] = static_cast<int32_t>(word(j));
         break;
+      case DType::u32:
+        bits.data<uint32_t>()[j] = word(j);
+        break;
       case DType::u8:
         bits.data<uint8_t>()[j] = static_cast<uint8_t>(word(j));
+        break;
+      case DType::i8:
+        bits.data<int8_t>()[j] = static_cast<int8_t>(static_cast<uint8_t>(word(j)));
         break;
       default: {
         uint64_t lo = word(2 * j), hi = word(2 * j + 1);

@@ -133,7 +133,7 @@ void bitwise(OpCode op, std::span<const TensorType> in, const Attrs&,
   DType t = in[0].dtype;
   if (is_floating(t) || (shift && t == DType::boolean)) {
     dtype_fail(op, std::string("needs ") + (shift ? "integer" : "integer or bool") +
-                       " operands (i32, i64, u8" + (shift ? "" : ", bool") + "), got " +
+                       " operands (i8, i32, i64, u8, u32" + (shift ? "" : ", bool") + "), got " +
                        types_str(in) + "; convert with convert first");
   }
   out = {in[0]};

@@ -142,9 +142,9 @@ void random_bits(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   if (in[0].dtype != key.dtype) {
     dtype_fail(op, "key must be i64[2], got " + in[0].str() + "; make one with a random seed");
   }
-  if (a.dtype != DType::i32 && a.dtype != DType::i64 && a.dtype != DType::u8) {
-    dtype_fail(
-        op, "dtype must be i32, i64 or u8, got " + dt(a.dtype) + "; convert the bits afterwards");
+  if (!is_integer(a.dtype)) {
+    dtype_fail(op, "dtype must be i8, i32, i64, u8 or u32, got " + dt(a.dtype) +
+                       "; convert the bits afterwards");
   }
   checked_numel(op, a.shape, "shape");
   out = {TensorType{a.dtype, a.shape}, key};

@@ -31,7 +31,7 @@ ONLY = sys.argv[3] if len(sys.argv) > 3 else ""
 TOL = {"f64": (1e-9, 1e-12), "f32": (1e-5, 1e-6), "f16": (2e-3, 1e-3), "bf16": (1.6e-2, 1e-2)}
 LZ_NAME = {v: k for k, v in TORCH_DTYPE.items()}
 NP_OF = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": np.float32,
-         "i32": np.int32, "i64": np.int64, "u8": np.uint8, "bool": np.bool_}
+         "i32": np.int32, "i64": np.int64, "u8": np.uint8, "bool": np.bool_, "i8": np.int8}
 
 
 def native(inputs):
