@@ -49,7 +49,9 @@ std::vector<int64_t> load_indices(const char* op, const Literal& idx, size_t k) 
   std::vector<int64_t> v(static_cast<size_t>(idx.numel()));
   dispatch_dtype(idx.dtype(), [&]<class T>() {
     if constexpr (std::is_integral_v<T>) {
-      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int64_t>(idx.data<T>()[i]);
+      // (i8 indices are signed by design: -1 stays -1)
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<int64_t>(idx.data<T>()[i]);  // NOLINT(bugprone-signed-char-misuse)
     }
   });
   return v;
