@@ -146,7 +146,10 @@ TEST(NnLlama, RematPoliciesOnTheScannedLayersGiveTheSameGradients) {
       {"default", nullptr},
       {"nothing_saveable", make(policies::nothing_saveable())},
       {"everything_saveable", make(policies::everything_saveable())},
-      {"names", make(policies::save_only_these_names({"q", "k", "v", "mlp_hidden"}))}};
+      {"names", make(policies::save_only_these_names({"q", "k", "v", "mlp_hidden"}))},
+      {"dots_saveable", make(policies::dots_saveable())},
+      {"offload", make(policies::save_and_offload_only_these_names({"q"}, {"mlp_hidden"}))},
+      {"memory_budget", make(policies::memory_budget(int64_t{24} << 10))}};
   std::map<std::string, int64_t> saved;
   auto named = m.named_parameters();
   for (const Case& k : cases) {
