@@ -5,6 +5,7 @@
 #include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/nn/scan_layers.h"
+#include "lazax/trace/scope.h"
 
 namespace lazax::nn {
 
@@ -97,6 +98,8 @@ Tensor Attention::forward(const Tensor& x) const {
   if (x.dim() != 3 || x.size(2) != d)
     throw ShapeError("[nn::Attention] expects x [batch, seq, " + std::to_string(d) + "], got " +
                      x.type_str());
+  // (A profiler scope names what is made here: profiles, and saved_residuals' lines.)
+  ProfilerScope scope("attention");
   int64_t b = x.size(0), t = x.size(1), hd = d / n_heads;
   auto heads = [&](const Linear& w) {  // [b, t, d] -> [b, heads, t, hd]
     return w(x).reshape({b, t, n_heads, hd}).transpose(1, 2);
@@ -124,6 +127,7 @@ FeedForward::FeedForward(int64_t dim, int64_t hidden)
     : w1(dim, hidden, false), w2(hidden, dim, false), w3(dim, hidden, false) {}
 
 Tensor FeedForward::forward(const Tensor& x) const {
+  ProfilerScope scope("feed_forward");
   return checkpoint_name(w2(checkpoint_name(silu(w1(x)) * w3(x), "mlp_hidden")), "mlp_out");
 }
 
