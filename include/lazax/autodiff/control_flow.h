@@ -59,6 +59,9 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
 // the tape, each iteration saves for the backward only what `remat` calls saveable (stacked, one
 // row per iteration) and the reverse scan recomputes the rest per iteration, reading its inputs
 // through an optimization_barrier when `prevent_cse`. Without a policy, lazax's default split.
+// The policy applies to the scan as recorded on the tape: a backward that is itself
+// differentiated (create_graph), and a scan recorded inside a function trace (assume_pure, jit),
+// differentiate the scan op by its rule, with the default split.
 struct ScanOptions {
   bool reverse = false;
   std::shared_ptr<const RematPolicy> remat;
