@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "kernels_bench.h"
 #include "remat_bench.h"
+#include "scan_bench.h"
 #include "trace_bench.h"
 
 namespace lazax::cli {
@@ -121,6 +122,47 @@ void add_remat(CLI::App& bench) {
   });
 }
 
+void add_scan(CLI::App& bench) {
+  auto options = std::make_shared<bench::ScanBenchOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = bench.add_subcommand(
+      "scan", "First-step time of a deep decoder: layers unrolled against one scan_layers");
+  sub->footer(
+      "nn::Llama with 32 layers at small sizes (dim 64, batch 1, seq 16: the figure is about\n"
+      "tracing and compiling): the time of the first training step (trace, compile and\n"
+      "run of forward and backward, from empty program caches) with the layers unrolled and as\n"
+      "one scan over their stacked parameters, a second step of each, and the largest\n"
+      "difference between their parameter gradients.");
+  sub->add_flag("--json", *json, "print one JSON object instead of a table");
+  sub->add_option("--layers", options->layers, "decoder layers (default 32)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  sub->add_option("--dim", options->dim, "model width, a multiple of 8 (default 64)")
+      ->check(CLI::Range(int64_t{8}, int64_t{8192}));
+  sub->add_option("--batch", options->batch, "batch size (default 1)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}));
+  sub->add_option("--seq", options->seq, "sequence length (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  sub->add_option("--reps", options->reps, "repetitions; figures are medians (default 3)")
+      ->check(CLI::Range(1, 100));
+  sub->callback([options, json] {
+    nlohmann::json r = bench::run_scan_bench(*options);
+    if (*json) {
+      std::printf("%s\n", r.dump().c_str());
+      return;
+    }
+    std::printf("%-10s %14s %10s\n", "mode", "first step ms", "step ms");
+    std::printf("%-10s %14.1f %10.1f\n", "unrolled", r["unrolled_compile_ms"].get<double>(),
+                r["unrolled_step_ms"].get<double>());
+    std::printf("%-10s %14.1f %10.1f\n", "scan", r["scan_compile_ms"].get<double>(),
+                r["scan_step_ms"].get<double>());
+    std::printf(
+        "first step %.1fx faster with scan (trace and compile %.1fx); max gradient "
+        "difference %.3g\n",
+        r["compile_speedup"].get<double>(), r["trace_compile_speedup"].get<double>(),
+        r["max_grad_diff"].get<double>());
+  });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -131,6 +173,7 @@ void add_bench_command(CLI::App& app) {
   add_bench_train(*bench);
   add_kernels(*bench);
   add_remat(*bench);
+  add_scan(*bench);
 }
 
 }  // namespace lazax::cli

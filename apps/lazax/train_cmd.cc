@@ -52,7 +52,7 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
   sub->add_option(
       "--remat", o->remat,
-      "what each layer's backward keeps, with --mode assume_pure: none (lazax's default "
+      "what each layer's backward keeps, with --mode assume_pure or scan: none (lazax's default "
       "split), nothing_saveable, everything_saveable, dots_saveable, "
       "dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims");
   sub->add_option("--init", o->init, "start from these weights (FILE.safetensors)");

@@ -169,9 +169,10 @@ int train(const TrainOptions& o) {
   // Everything checked before any work.
   std::shared_ptr<const RematPolicy> remat;
   if (o.remat != "none") {
-    if (o.mode != "assume_pure") {
+    if (o.mode == "lazy") {
       throw ValueError("[train] --remat " + o.remat +
-                       " applies to the layers as assume_pure calls: add --mode assume_pure");
+                       " applies to the layers as assume_pure calls or as one scan: add --mode "
+                       "assume_pure or --mode scan");
     }
     try {
       remat = std::make_shared<const RematPolicy>(policies::by_name(o.remat));

@@ -2,6 +2,7 @@
 // tensors appended as operands, one control-flow node recorded.
 #include "lazax/autodiff/control_flow.h"
 
+#include "lazax/autodiff/function_ad.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/tape.h"
 #include "lazax/ir/builder.h"
@@ -144,6 +145,12 @@ Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors&
 
 std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const Tensors& xs,
                                  bool reverse) {
+  return scan(body, init, xs, ScanOptions{.reverse = reverse});
+}
+
+std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const Tensors& xs,
+                                 const ScanOptions& options) {
+  const bool reverse = options.reverse;
   int64_t length = -1;
   Tensors x_slices;
   for (const Tensor& x : xs) {
@@ -202,7 +209,8 @@ std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const 
   for (const Tensor& t : b.captures) in.push_back(t);
   for (const Tensor& x : xs) in.push_back(x);
   ScanAttrs attrs{body_fn, length, static_cast<int64_t>(nc + b.captures.size()), reverse};
-  Tensors all = record_op(OpCode::scan, in, attrs);
+  // (On the tape: the forward scan stacks what the backward keeps, so the forward runs once.)
+  Tensors all = autodiff::scan_with_vjp(attrs, in, options.remat.get(), options.prevent_cse);
   Tensors final_carry(all.begin(), all.begin() + static_cast<long>(nc));
   Tensors ys(all.begin() + static_cast<long>(nc + b.captures.size()), all.end());
   (void)ny;

@@ -214,7 +214,10 @@ void require(const Function& fn, Partition& part, ValueRef v) {
       const Node& node = fn.node(v.node);
       const bool narrowing_convert =
           node.op == OpCode::convert && fn.type(node.operands[0]).bytes() > fn.type(v).bytes();
-      if (!has_flag(node.op, kView) || narrowing_convert) {
+      // (Without a policy a name means nothing: the value it names is required instead, so that
+      // naming a value never adds a residual.)
+      const bool plain_name = node.op == OpCode::checkpoint_name && !part.policy;
+      if ((!has_flag(node.op, kView) && !plain_name) || narrowing_convert) {
         if (part.policy && !part.policy->saveable(fn, node)) {
           part.recomputed[static_cast<size_t>(v.node)] = 1;
           for (ValueRef o : node.operands) pending.push_back(o);
@@ -548,6 +551,12 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   return g_vjp_cache.emplace(std::move(key), std::move(p)).first->second;
 }
 
+void clear_program_caches() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_vjp_cache.clear();
+  g_jvp_cache.clear();
+}
+
 FunctionPtr jvp_program(const FunctionPtr& f) {
   {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -670,74 +679,6 @@ std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tang
   size_t k = c.outputs.size();
   for (const Tensor& o : c.outputs) out.push_back(is_floating(o.dtype()) ? r[k++] : Tensor());
   return out;
-}
-
-// scan's VJP: a forward scan that also emits the carry each iteration starts from, then a scan in
-// the other direction whose body is the joint VJP program of the body.
-std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts) {
-  const ScanAttrs& a = c.attr<ScanAttrs>();
-  const Function& body = *a.body;
-  size_t nc = static_cast<size_t>(a.num_carry), nin = c.inputs.size(), nx = nin - nc;
-  std::vector<TensorType> bp = body.param_types(), br = body.result_types();
-  size_t ny = br.size() - nc;
-  // 1. Carry history.
-  Builder hb(body.name() + "_hist");
-  std::vector<ValueRef> ps;
-  ps.reserve(bp.size());
-  for (const auto& t : bp) ps.push_back(hb.param(t));
-  std::vector<ValueRef> outs = hb.add_multi(OpCode::call, ps, CallAttrs{a.body});
-  for (size_t i = 0; i < nc; ++i) outs.push_back(ps[i]);
-  ScanAttrs hist_attrs = a;
-  hist_attrs.body = hb.build(outs);
-  std::vector<Tensor> fwd = record_op(OpCode::scan, c.inputs, hist_attrs);
-  std::vector<Tensor> history(fwd.begin() + static_cast<long>(nc + ny), fwd.end());
-  // 2. The backward body: (ct_c..., x..., c..., ct_y(float)...) -> (ct_c_prev..., ct_x(float)...).
-  std::vector<bool> wrt;
-  wrt.reserve(bp.size());
-  for (const auto& t : bp) wrt.push_back(is_floating(t.dtype));
-  const VjpPrograms& p = vjp_programs(a.body, wrt);
-  Builder bb(body.name() + "_bwd_scan");
-  std::vector<ValueRef> ct_c, xv, cv, ct_y;
-  for (size_t i = 0; i < nc; ++i) ct_c.push_back(bb.param(bp[i]));
-  for (size_t i = 0; i < nx; ++i) xv.push_back(bb.param(bp[nc + i]));
-  for (size_t i = 0; i < nc; ++i) cv.push_back(bb.param(bp[i]));
-  for (size_t j = 0; j < ny; ++j)
-    if (is_floating(br[nc + j].dtype)) ct_y.push_back(bb.param(br[nc + j]));
-  std::vector<ValueRef> jargs = cv;
-  for (auto v : xv) jargs.push_back(v);
-  for (size_t i = 0; i < nc; ++i)
-    if (is_floating(br[i].dtype)) jargs.push_back(ct_c[i]);
-  for (auto v : ct_y) jargs.push_back(v);
-  std::vector<ValueRef> g = bb.add_multi(OpCode::call, jargs, CallAttrs{p.joint});
-  std::vector<ValueRef> res;
-  size_t k = 0;
-  for (size_t i = 0; i < nc; ++i) {
-    if (wrt[i]) {
-      res.push_back(g[k++]);
-    } else {
-      res.push_back(bb.constant(Literal::zeros(bp[i])));
-    }
-  }
-  for (size_t i = 0; i < nx; ++i)
-    if (wrt[nc + i]) res.push_back(g[k++]);
-  ScanAttrs back{bb.build(res), a.length, static_cast<int64_t>(nc), !a.reverse};
-  // 3. Run it from the final carry's cotangent.
-  std::vector<Tensor> in;
-  for (size_t i = 0; i < nc; ++i)
-    in.push_back(cts[i].defined() ? cts[i] : zeros_of(c.outputs[i].impl()->type()));
-  for (size_t i = 0; i < nx; ++i) in.push_back(c.inputs[nc + i]);
-  for (const Tensor& h : history) in.push_back(h);
-  for (size_t j = 0; j < ny; ++j) {
-    if (is_floating(br[nc + j].dtype))
-      in.push_back(cts[nc + j].defined() ? cts[nc + j]
-                                         : zeros_of(c.outputs[nc + j].impl()->type()));
-  }
-  std::vector<Tensor> r = record_op(OpCode::scan, in, back);
-  std::vector<Tensor> result;
-  for (size_t i = 0; i < nc; ++i) result.push_back(wrt[i] ? r[i] : Tensor());
-  k = nc;
-  for (size_t i = 0; i < nx; ++i) result.push_back(wrt[nc + i] ? r[k++] : Tensor());
-  return result;
 }
 
 }  // namespace lazax::autodiff

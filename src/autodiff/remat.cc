@@ -205,6 +205,7 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
     if (p.offloaded[static_cast<size_t>(k)]) line += " (offloaded to host)";
     if (node.debug.file)
       line += " from " + std::string(node.debug.file) + ":" + std::to_string(node.debug.line);
+    if (node.debug.scope) line += " (" + std::string(node.debug.scope) + ")";
     lines.push_back(std::move(line));
   }
   return lines;

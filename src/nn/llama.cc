@@ -2,8 +2,10 @@
 
 #include <cmath>
 
+#include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/nn/scan_layers.h"
+#include "lazax/trace/scope.h"
 
 namespace lazax::nn {
 
@@ -96,16 +98,20 @@ Tensor Attention::forward(const Tensor& x) const {
   if (x.dim() != 3 || x.size(2) != d)
     throw ShapeError("[nn::Attention] expects x [batch, seq, " + std::to_string(d) + "], got " +
                      x.type_str());
+  // (A profiler scope names what is made here: profiles, and saved_residuals' lines.)
+  ProfilerScope scope("attention");
   int64_t b = x.size(0), t = x.size(1), hd = d / n_heads;
   auto heads = [&](const Linear& w) {  // [b, t, d] -> [b, heads, t, hd]
     return w(x).reshape({b, t, n_heads, hd}).transpose(1, 2);
   };
-  Tensor q = apply_rotary(heads(wq), rope_theta), k = apply_rotary(heads(wk), rope_theta);
-  Tensor v = heads(wv);
+  // (The names are for remat policies: llama.h lists them.)
+  Tensor q = checkpoint_name(apply_rotary(heads(wq), rope_theta), "q");
+  Tensor k = checkpoint_name(apply_rotary(heads(wk), rope_theta), "k");
+  Tensor v = checkpoint_name(heads(wv), "v");
   Tensor scores = matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(static_cast<double>(hd)));
   scores = where(tril_mask(t, t), scores, -1e30);
   Tensor attn = matmul(softmax(scores, -1), v);  // [b, heads, t, hd]
-  return wo(attn.transpose(1, 2).reshape({b, t, d}));
+  return checkpoint_name(wo(attn.transpose(1, 2).reshape({b, t, d})), "attn_out");
 }
 
 void Attention::visit(ModuleVisitor& v) {
@@ -120,7 +126,10 @@ void Attention::visit(ModuleVisitor& v) {
 FeedForward::FeedForward(int64_t dim, int64_t hidden)
     : w1(dim, hidden, false), w2(hidden, dim, false), w3(dim, hidden, false) {}
 
-Tensor FeedForward::forward(const Tensor& x) const { return w2(silu(w1(x)) * w3(x)); }
+Tensor FeedForward::forward(const Tensor& x) const {
+  ProfilerScope scope("feed_forward");
+  return checkpoint_name(w2(checkpoint_name(silu(w1(x)) * w3(x), "mlp_hidden")), "mlp_out");
+}
 
 void FeedForward::visit(ModuleVisitor& v) {
   v.module("w1", w1);
@@ -174,14 +183,15 @@ Llama::Llama(const LlamaConfig& c)
 void Llama::set_remat(std::shared_ptr<const RematPolicy> policy) {
   PureOptions opts;
   opts.name = "llama_block";
-  opts.remat = std::move(policy);
+  opts.remat = policy;
+  remat_ = std::move(policy);
   pure_block_ = std::make_shared<PureFunction<RunBlock>>(assume_pure(RunBlock{}, opts));
 }
 
 Tensor Llama::run_layers(const Tensor& h_in, LayerMode mode) const {
   switch (mode) {
     case LayerMode::scan:
-      return scan_layers(layers, h_in);
+      return scan_layers(layers, h_in, remat_);
     case LayerMode::assume_pure: {
       Tensor h = h_in;
       for (const TransformerBlock& b : layers) h = (*pure_block_)(b, h);

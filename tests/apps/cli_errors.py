@@ -258,14 +258,18 @@ check("train --batches ids", T + ["--batches", path("b_ids.npy")], 1, "id 300 at
 check("train unwritable --save", T + C + ["--save", path("no/dir/ck.safetensors")], 1, "--save", "does not exist")
 r = check("train good", T + C + ["--save", path("ck.safetensors"), "--log", path("log.jsonl")], 0,
           "step 2/2", "unigram entropy", stream="stdout")
-# Remat policies change what the layers' backward keeps, not the numbers.
+# Remat policies change what the layers' backward keeps, not the numbers (assume_pure layers
+# and the scanned layers alike).
 remat_losses = {}
-for remat in ["none", "nothing_saveable", "dots_saveable", "everything_saveable"]:
-    check(f"train --remat {remat}", T + C + ["--mode", "assume_pure", "--remat", remat, "--log",
-                                            path(f"log_{remat}.jsonl")], 0, "step 2/2",
-          stream="stdout")
-    with open(path(f"log_{remat}.jsonl")) as f:
-        remat_losses[remat] = [json.loads(line)["loss"] for line in f if line.strip()]
+for mode, remat in [("assume_pure", "none"), ("assume_pure", "nothing_saveable"),
+                    ("assume_pure", "dots_saveable"), ("assume_pure", "everything_saveable"),
+                    ("scan", "nothing_saveable"), ("scan", "dots_saveable")]:
+    key = remat if mode == "assume_pure" else f"{mode}_{remat}"
+    check(f"train --mode {mode} --remat {remat}",
+          T + C + ["--mode", mode, "--remat", remat, "--log", path(f"log_{key}.jsonl")], 0,
+          "step 2/2", stream="stdout")
+    with open(path(f"log_{key}.jsonl")) as f:
+        remat_losses[key] = [json.loads(line)["loss"] for line in f if line.strip()]
 checks += 1
 if len(remat_losses["none"]) != 2 or any(
         max(abs(a - b) for a, b in zip(v, remat_losses["none"])) > 1e-5 * abs(remat_losses["none"][0])

@@ -1,8 +1,13 @@
 // The Llama decoder in its three layer modes, and scan_layers' gradients.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "lazax/core/metrics.h"
 #include "nn_test_util.h"
 
 namespace lazax {
@@ -46,6 +51,7 @@ TEST(NnLlama, ScanLayersGradientsEqualTheUnrolledLoop) {
   manual_seed(12);
   nn::LlamaConfig c = test::small_llama();
   std::vector<nn::TransformerBlock> layers;
+  layers.reserve(3);
   for (int i = 0; i < 3; ++i) layers.emplace_back(c);
   Tensor h = randn({2, 5, 32});
   auto loss_scan = [](const std::vector<nn::TransformerBlock>& ls, const Tensor& h) {
@@ -102,6 +108,87 @@ TEST(NnLlama, BadTokensAreErrors) {
   EXPECT_THROW(m.forward(tokens(2, 1)), ShapeError);           // no target
   EXPECT_THROW(m.forward(randint(0, 256, {18})), ShapeError);  // rank 1
   EXPECT_EQ(m.logits(tokens(2, 4)).sizes(), (std::vector<int64_t>{2, 4, 256}));
+}
+
+}  // namespace
+}  // namespace lazax
+
+namespace lazax {
+namespace {
+
+using test::expect_close;
+
+int64_t scan_saved_bytes() { return metrics::counter("ScanSavedBytes").get(); }
+
+TEST(NnLlama, RematPoliciesOnTheScannedLayersGiveTheSameGradients) {
+  manual_seed(13);
+  nn::LlamaConfig c = test::small_llama();
+  c.n_layers = 3;
+  nn::Llama m(c);
+  Tensor tok = randint(0, 256, {2, 9});
+  std::vector<Tensor> params = m.parameters();
+  auto step = [&](nn::LayerMode mode) {
+    zero_grad(params);
+    m.forward(tok, mode).backward();
+    std::vector<Tensor> grads;
+    grads.reserve(params.size());
+    for (const Tensor& p : params) grads.push_back(p.grad());
+    lazax::sync();
+    return grads;
+  };
+  std::vector<Tensor> reference = step(nn::LayerMode::lazy);
+  struct Case {
+    const char* name;
+    std::shared_ptr<const RematPolicy> policy;
+  };
+  auto make = [](RematPolicy p) { return std::make_shared<const RematPolicy>(std::move(p)); };
+  std::vector<Case> cases = {
+      {"default", nullptr},
+      {"nothing_saveable", make(policies::nothing_saveable())},
+      {"everything_saveable", make(policies::everything_saveable())},
+      {"names", make(policies::save_only_these_names({"q", "k", "v", "mlp_hidden"}))},
+      {"dots_saveable", make(policies::dots_saveable())},
+      {"offload", make(policies::save_and_offload_only_these_names({"q"}, {"mlp_hidden"}))},
+      {"memory_budget", make(policies::memory_budget(int64_t{24} << 10))}};
+  std::map<std::string, int64_t> saved;
+  auto named = m.named_parameters();
+  for (const Case& k : cases) {
+    m.set_remat(k.policy);
+    const int64_t before = scan_saved_bytes();
+    std::vector<Tensor> grads = step(nn::LayerMode::scan);
+    saved[k.name] = scan_saved_bytes() - before;
+    for (size_t j = 0; j < params.size(); ++j)
+      expect_close(grads[j], reference[j], 1e-5, std::string(k.name) + " " + named[j].first);
+  }
+  // Each layer's stacked residuals: nothing_saveable keeps only what the layer started from
+  // (and the small captured values); the names policy adds q, k, v and the MLP's hidden
+  // activations; everything_saveable more again.
+  const int64_t n_tokens = int64_t{2} * 8, act = n_tokens * c.dim * 4,
+                hidden = n_tokens * c.hidden * 4;
+  EXPECT_GE(saved["names"] - saved["nothing_saveable"], c.n_layers * (3 * act + hidden));
+  EXPECT_GT(saved["everything_saveable"], saved["names"]);
+  EXPECT_GT(saved["default"], saved["nothing_saveable"]);
+}
+
+TEST(NnLlama, ANamesPolicySavesTheBlocksNamedActivations) {
+  manual_seed(14);
+  nn::Llama m(test::small_llama());
+  m.set_remat(std::make_shared<const RematPolicy>(
+      policies::save_only_these_names({"q", "v", "mlp_hidden"})));
+  std::shared_ptr<lazax::detail::PureEntry> e = m.block_entry(zeros({2, 5, 32}));
+  std::set<std::string> names;
+  for (const std::string& line : lazax::detail::saved_residuals(*e, {})) {
+    if (line.find(" from the argument ") != std::string::npos ||
+        line.find(" from captured tensor ") != std::string::npos)
+      continue;  // inputs the backward reads, not residuals
+    size_t at = line.find(" named '");
+    ASSERT_NE(at, std::string::npos) << line;
+    // The profiler scope of the module that made the value, as JAX prints the function.
+    const bool in_mlp = line.find("'mlp_hidden'") != std::string::npos;
+    EXPECT_NE(line.find(in_mlp ? "(feed_forward)" : "(attention)"), std::string::npos) << line;
+    names.insert(line.substr(at + 8, line.find('\'', at + 8) - at - 8));
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"q", "v", "mlp_hidden"}));
 }
 
 }  // namespace

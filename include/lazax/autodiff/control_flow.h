@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -28,6 +29,8 @@
 #include "lazax/core/error.h"
 
 namespace lazax {
+
+struct RematPolicy;  // remat.h
 
 using Tensors = std::vector<Tensor>;
 using BranchFn = std::function<Tensors(const Tensors&)>;
@@ -51,6 +54,21 @@ Tensors while_loop(const BranchFn& cond_fn, const BranchFn& body, const Tensors&
 using ScanFn = std::function<std::pair<Tensors, Tensors>(const Tensors& carry, const Tensors& x)>;
 std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const Tensors& xs,
                                  bool reverse = false);
+
+// scan under a remat policy (remat.h, as jax.checkpoint around a scan body): differentiated on
+// the tape, each iteration saves for the backward only what `remat` calls saveable (stacked, one
+// row per iteration) and the reverse scan recomputes the rest per iteration, reading its inputs
+// through an optimization_barrier when `prevent_cse`. Without a policy, lazax's default split.
+// The policy applies to the scan as recorded on the tape: a backward that is itself
+// differentiated (create_graph), and a scan recorded inside a function trace (assume_pure, jit),
+// differentiate the scan op by its rule, with the default split.
+struct ScanOptions {
+  bool reverse = false;
+  std::shared_ptr<const RematPolicy> remat;
+  bool prevent_cse = true;
+};
+std::pair<Tensors, Tensors> scan(const ScanFn& body, const Tensors& init, const Tensors& xs,
+                                 const ScanOptions& options);
 
 // A loop with static bounds: a scan with no xs (differentiable).
 Tensors fori_loop(int64_t lower, int64_t upper,

@@ -60,7 +60,20 @@ std::vector<Tensor> call_vjp(const OpContext& c, const std::vector<Tensor>& cts)
 std::vector<Tensor> call_jvp(const OpContext& c, const std::vector<Tensor>& tangents);
 std::vector<Tensor> cond_vjp(const OpContext& c, const std::vector<Tensor>& cts);
 std::vector<Tensor> cond_jvp(const OpContext& c, const std::vector<Tensor>& tangents);
+// scan's rule (scan_ad.cc): the body split by vjp_programs, run as a forward scan that stacks
+// what each iteration's backward keeps and a backward scan the other way.
 std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts);
+// Records the scan `a` on `inputs` (carries, then xs). When an input requires grad, the forward
+// scan also stacks what each iteration's backward keeps (what `policy` calls saveable, or lazax's
+// default split without one), and one tape entry's VJP runs the backward scan, which recomputes
+// the rest per iteration (its inputs through an optimization_barrier when `prevent_cse`). The
+// counter ScanSavedBytes (core/metrics.h) adds up the bytes the forward scans stack so.
+std::vector<Tensor> scan_with_vjp(const ScanAttrs& a, const std::vector<Tensor>& inputs,
+                                  const RematPolicy* policy, bool prevent_cse);
+
+// Forgets the VJP splits and JVP programs built so far (benchmarks that time a first step).
+// Not while a program of theirs may still be recorded or run.
+void clear_program_caches();
 
 // (inputs ++ tangents of float inputs) -> (outputs ++ tangents of float outputs); cached.
 FunctionPtr jvp_program(const FunctionPtr& f);

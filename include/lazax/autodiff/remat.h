@@ -13,6 +13,7 @@
 // inlining cannot merge the recomputation with the forward's values and undo the remat.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -100,14 +101,21 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
 
 // What the backward of `f` (an assume_pure or checkpoint function) keeps when differentiated
 // with respect to every floating argument, one line per residual, as JAX's
-// print_saved_residuals: `f32[8,128] output of dot_general`, `f32[8] named 'h'`,
-// `f32[4,4] from argument 1`. Traces `f` for these arguments if it has not yet.
+// print_saved_residuals: `f32[8,128] output of dot_general (attention)`, `f32[8] named 'h'`,
+// `f32[4,4] from the argument 1`; the parenthesis is the profiler scope (trace/scope.h) the value
+// was made in, where there is one. Traces `f` for these arguments if it has not yet.
 template <class F, class... Args>
 std::vector<std::string> saved_residuals(PureFunction<F>& f, const Args&... args) {
   std::shared_ptr<detail::PureEntry> e = f.entry(args...);
   std::vector<Tensor> flat;
   (TreeTraits<Args>::flatten(args, flat), ...);
   return detail::saved_residuals(*e, flat);
+}
+
+// saved_residuals, printed to stdout one line each (JAX's print_saved_residuals).
+template <class F, class... Args>
+void print_saved_residuals(PureFunction<F>& f, const Args&... args) {
+  for (const std::string& line : saved_residuals(f, args...)) std::printf("%s\n", line.c_str());
 }
 
 }  // namespace lazax

@@ -5,6 +5,13 @@
 //   tok_embeddings.weight, layers.{i}.attention_norm.weight,
 //   layers.{i}.attention.w{q,k,v,o}.weight, layers.{i}.ffn_norm.weight,
 //   layers.{i}.feed_forward.w{1,2,3}.weight, norm.weight, output.weight
+// Each block names its natural activations with checkpoint_name (remat.h), for remat policies
+// such as save_only_these_names (Llama::set_remat):
+//   q, k     [B, heads, T, head_dim]  queries and keys after the rotary embedding
+//   v        [B, heads, T, head_dim]  values
+//   attn_out [B, T, dim]              the attention's output projection (before the residual add)
+//   mlp_hidden [B, T, hidden]         silu(w1(x)) * w3(x), the input of w2
+//   mlp_out  [B, T, dim]              the feed-forward's output (before the residual add)
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -112,8 +119,9 @@ class Llama : public Module {
   // How many block signatures LayerMode::assume_pure has traced (1 once warm, whatever the
   // number of layers and steps).
   size_t traced_block_signatures() const { return pure_block_->cache_size(); }
-  // LayerMode::assume_pure's blocks split their forward and backward by `policy` (remat.h:
-  // what each block's backward keeps; the rest it recomputes); null: lazax's default split.
+  // LayerMode::assume_pure's blocks, and LayerMode::scan's body, split their forward and
+  // backward by `policy` (remat.h: what each block's backward keeps; the rest it recomputes);
+  // null: lazax's default split.
   void set_remat(std::shared_ptr<const RematPolicy> policy);
   // The traced block (LayerMode::assume_pure) for activations shaped like `h` (for inspection:
   // saved_residuals, the remat bench).
@@ -131,6 +139,7 @@ class Llama : public Module {
     Tensor operator()(const TransformerBlock& b, const Tensor& h) const { return b.forward(h); }
   };
   LlamaConfig config_;
+  std::shared_ptr<const RematPolicy> remat_;
   // Shared by copies of the model, so that the block is traced once.
   std::shared_ptr<PureFunction<RunBlock>> pure_block_;
 };

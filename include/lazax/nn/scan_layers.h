@@ -2,6 +2,7 @@
 // parameters (control_flow.h). The layers' parameters are stacked on a new leading dimension,
 // so the gradient of each layer's own parameters flows back through the stack.
 #pragma once
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,9 +21,12 @@ std::vector<Tensor> stack_layer_parameters(const std::vector<std::vector<Tensor>
 }  // namespace detail
 
 // M: a module with `Tensor forward(const Tensor&) const`. Runs h through layers[0], layers[1],
-// ... as one scan; the result equals the unrolled loop. No layers: h unchanged.
+// ... as one scan; the result equals the unrolled loop. No layers: h unchanged. With a remat
+// `policy` (remat.h), each layer's backward keeps only what the policy saves (stacked over the
+// layers) and recomputes the rest in the reverse scan (control_flow.h's ScanOptions).
 template <class M>
-Tensor scan_layers(const std::vector<M>& layers, const Tensor& h) {
+Tensor scan_layers(const std::vector<M>& layers, const Tensor& h,
+                   std::shared_ptr<const RematPolicy> policy = nullptr) {
   if (layers.empty()) return h;
   std::vector<std::vector<Tensor>> flat;
   flat.reserve(layers.size());
@@ -33,7 +37,7 @@ Tensor scan_layers(const std::vector<M>& layers, const Tensor& h) {
     M layer = tree_unflatten(like, x);
     return std::make_pair(Tensors{layer.forward(carry[0])}, Tensors{});
   };
-  return scan(body, {h}, xs).first[0];
+  return scan(body, {h}, xs, ScanOptions{.remat = std::move(policy)}).first[0];
 }
 
 }  // namespace lazax::nn

@@ -69,8 +69,12 @@ void run_scan(const Step& s, Frame& frame) {
   size_t nc = static_cast<size_t>(a.num_carry);
   std::vector<Literal> carry(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
   std::vector<Literal> ys;
-  for (size_t k = nc; k < s.node->outputs.size(); ++k)
-    ys.push_back(Literal::zeros(s.node->outputs[k]));
+  // (Every row is written below: no zero fill, whose first touch of fresh pages was a large
+  // part of a scan over layers' stacked gradients.)
+  for (size_t k = nc; k < s.node->outputs.size(); ++k) {
+    const TensorType& t = s.node->outputs[k];
+    ys.emplace_back(t, Buffer::allocate_uninitialized(t.bytes()));
+  }
   std::vector<Literal> args;
   for (int64_t step = 0; step < a.length; ++step) {
     int64_t i = a.reverse ? a.length - 1 - step : step;
