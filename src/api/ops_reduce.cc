@@ -112,13 +112,20 @@ Tensor max(const Tensor& x, int64_t dim, bool keepdim) {
   return reduce(OpCode::reduce_max, x, {dim}, keepdim, "max");
 }
 
-Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
-  operand(x, "argmax");
-  IntList axes = reduce_axes(x, {dim}, "argmax");
-  require_nonempty(x, axes, "argmax");
+namespace {
+// argmax / argmin along `dim`: the index of the first extreme, i64.
+Tensor arg_extreme(OpCode op, const Tensor& x, int64_t dim, bool keepdim, const char* name) {
+  operand(x, name);
+  IntList axes = reduce_axes(x, {dim}, name);
+  require_nonempty(x, axes, name);
   if (axes.empty()) return zeros({}, DType::i64);  // a 0-d tensor: its only index
-  Tensor r = record_op(OpCode::argmax, {&x}, ArgmaxAttrs{axes[0], DType::i64});
+  Tensor r = record_op(op, {&x}, ArgmaxAttrs{axes[0], DType::i64});
   return keep(r, reduced_shape(x.shape(), axes, keepdim));
+}
+}  // namespace
+
+Tensor argmax(const Tensor& x, int64_t dim, bool keepdim) {
+  return arg_extreme(OpCode::argmax, x, dim, keepdim, "argmax");
 }
 
 Tensor max(const Tensor& x) {
@@ -139,12 +146,7 @@ Tensor min(const Tensor& x, int64_t dim, bool keepdim) {
 }
 
 Tensor argmin(const Tensor& x, int64_t dim, bool keepdim) {
-  operand(x, "argmin");
-  IntList axes = reduce_axes(x, {dim}, "argmin");
-  require_nonempty(x, axes, "argmin");
-  if (axes.empty()) return zeros({}, DType::i64);  // a 0-d tensor: its only index
-  Tensor r = record_op(OpCode::argmin, {&x}, ArgmaxAttrs{axes[0], DType::i64});
-  return keep(r, reduced_shape(x.shape(), axes, keepdim));
+  return arg_extreme(OpCode::argmin, x, dim, keepdim, "argmin");
 }
 
 namespace {

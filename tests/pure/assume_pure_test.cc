@@ -12,18 +12,14 @@
 #include "lazax/ir/printer.h"
 #include "lazax/runtime/metrics_report.h"
 #include "lazax/trace/scope.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::expect_near;
+using lazax::pure_test::vec;
 
 namespace {
 int64_t counter(const char* name) { return metrics::counter(name).get(); }
-
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
-
-void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
-}
 
 struct Layer {
   Tensor w, b;

@@ -13,14 +13,14 @@
 #include "lazax/api/random.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/core/metrics.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::vec;
 
 namespace {
 
 int64_t counter(const char* name) { return metrics::counter(name).get(); }
-
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
 
 // Sets (or, with nullopt, unsets) an environment variable for one scope and restores the value it
 // had before, so that the tests after it, in any order, see the environment they started with.

@@ -7,11 +7,12 @@
 
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::vec;
 
 namespace {
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
 void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-4f) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;

@@ -8,17 +8,13 @@
 
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::expect_near;
+using lazax::pure_test::vec;
 
 namespace {
-
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
-
-void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
-}
 
 // A layer with a transcendental, a matmul, an integer input and a capture: every kind of input
 // a traced program takes.

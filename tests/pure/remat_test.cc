@@ -12,17 +12,13 @@
 #include "lazax/autodiff/transforms.h"
 #include "lazax/backend/backend.h"
 #include "lazax/ir/printer.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::expect_near;
+using lazax::pure_test::vec;
 
 namespace {
-
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
-
-void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
-}
 
 // Two layers with named activations.
 Tensor net(const Tensor& x, const Tensor& w1, const Tensor& w2) {

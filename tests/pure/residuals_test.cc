@@ -15,16 +15,13 @@
 #include "lazax/autodiff/transforms.h"
 #include "lazax/ir/printer.h"
 #include "lazax/nn/llama.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::expect_near;
+using lazax::pure_test::vec;
 
 namespace {
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
-
-void expect_near(const std::vector<float>& a, const std::vector<float>& b, float tol = 1e-5f) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], tol) << "at " << i;
-}
 
 Tensor input(const std::vector<int64_t>& shape, float scale = 0.1f) {
   int64_t n = 1;

@@ -8,11 +8,12 @@
 #include <string>
 
 #include "lazax/autodiff/pure.h"
+#include "pure_test_util.h"
 
 using namespace lazax;
+using lazax::pure_test::vec;
 
 namespace {
-std::vector<float> vec(const Tensor& t) { return t.to_vector<float>(); }
 
 bool has(const std::string& m, const std::string& part) {
   return m.find(part) != std::string::npos;

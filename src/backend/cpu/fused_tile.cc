@@ -34,6 +34,19 @@ HWY_INLINE VF MinRef(DF d, VF a, VF b) {
   return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Set(d, NAN), r);
 }
 
+// 1.0 where the compare holds, else 0.0. ne is "not eq": Highway's Ne is the ordered compare,
+// false for NaN, where IEEE's != is true.
+template <FOp kOp>
+HWY_INLINE VF OneIf(DF df, VF x, VF y) {
+  const VF one = hn::Set(df, 1.0f);
+  if constexpr (kOp == FOp::lt) return hn::IfThenElseZero(hn::Lt(x, y), one);
+  if constexpr (kOp == FOp::le) return hn::IfThenElseZero(hn::Le(x, y), one);
+  if constexpr (kOp == FOp::gt) return hn::IfThenElseZero(hn::Gt(x, y), one);
+  if constexpr (kOp == FOp::ge) return hn::IfThenElseZero(hn::Ge(x, y), one);
+  if constexpr (kOp == FOp::eq) return hn::IfThenElseZero(hn::Eq(x, y), one);
+  return hn::IfThenZeroElse(hn::Eq(x, y), one);
+}
+
 // d[i] = f(a[i], ...) for i < n (a whole number of vectors); d may be an operand.
 template <class F>
 HWY_INLINE void Map1(const float* a, float* d, int64_t n, F f) {
@@ -298,29 +311,22 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
         Map1(a, d, m, [](DF df, VF x) { return hn::Div(hn::Set(df, 1.0f), hn::Sqrt(x)); });
         break;
       case FOp::lt:
-        Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Lt(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::lt>(df, x, y); });
         break;
       case FOp::le:
-        Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Le(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::le>(df, x, y); });
         break;
       case FOp::gt:
-        Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Gt(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::gt>(df, x, y); });
         break;
       case FOp::ge:
-        Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Ge(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ge>(df, x, y); });
         break;
       case FOp::eq:
-        Map2(a, b, d, m,
-             [](DF df, VF x, VF y) { return hn::IfThenElseZero(hn::Eq(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::eq>(df, x, y); });
         break;
       case FOp::ne:
-        Map2(a, b, d, m,
-             // not Eq: Highway's Ne is the ordered compare, false for NaN; IEEE's != is true
-             [](DF df, VF x, VF y) { return hn::IfThenZeroElse(hn::Eq(x, y), hn::Set(df, 1)); });
+        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ne>(df, x, y); });
         break;
       case FOp::select: {
         const DF df;

@@ -4,6 +4,7 @@
 // follow jax.lax.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "common.h"
 #include "kernels.h"
@@ -194,15 +195,21 @@ std::vector<Literal> scan_along(const Node& node, std::span<const Literal> in, b
   return {out};
 }
 
+// The (values, i64 indices) results of a node over x (cummax/cummin, sort), checked against it.
+std::pair<Literal, Literal> values_and_indices(const Node& node, const Literal& x) {
+  Literal values = output(node, 0), indices = output(node, 1);
+  require(values.type == x.type && indices.dtype() == DType::i64, node,
+          "result types do not match the operand");
+  return {std::move(values), std::move(indices)};
+}
+
 // The running maximum (minimum with `min`) along `axis` and the index where it was reached, as
 // torch.cummax: a later equal element takes over the index, and a NaN sticks (each later NaN
 // takes over the index).
 std::vector<Literal> running_extreme(const Node& node, std::span<const Literal> in, bool min) {
   const auto& a = node.attr<CumsumAttrs>();
   const Literal& x = in[0];
-  Literal values = output(node, 0), indices = output(node, 1);
-  require(values.type == x.type && indices.dtype() == DType::i64, node,
-          "result types do not match the operand");
+  auto [values, indices] = values_and_indices(node, x);
   AxisSplit s = split_at(node, x.shape(), a.axis);
   int64_t* idx = indices.data<int64_t>();
   dispatch_dtype(x.dtype(), [&]<class T>() {
@@ -285,9 +292,7 @@ std::vector<Literal> kernel_rev(const Node& node, std::span<const Literal> in) {
 std::vector<Literal> kernel_sort(const Node& node, std::span<const Literal> in) {
   const auto& a = node.attr<SortAttrs>();
   const Literal& x = in[0];
-  Literal values = output(node, 0), indices = output(node, 1);
-  require(values.type == x.type && indices.dtype() == DType::i64, node,
-          "result types do not match the operand");
+  auto [values, indices] = values_and_indices(node, x);
   AxisSplit s = split_at(node, x.shape(), a.axis);
   int64_t* idx = indices.data<int64_t>();
   dispatch_dtype(x.dtype(), [&]<class T>() {
