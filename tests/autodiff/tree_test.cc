@@ -51,6 +51,23 @@ TEST(Tree, FlattenOrderAndUnflattenPlaces) {
   EXPECT_EQ(tree_flatten(tree_unflatten(tree, leaves)).size(), 6u);
 }
 
+// Each leaf's path, in tree_flatten's order: JAX's key paths in C++ spelling.
+TEST(Tree, PathsNameEachLeafInFlattenOrder) {
+  std::map<std::string, Tensor> by_name{{"b", val(2)}, {"a", val(1)}};
+  Layer layer{val(3), {val(4), val(5)}, 7};
+  auto tree = std::make_tuple(by_name, std::string("static"), std::make_pair(layer, val(6)), 2.5);
+  std::vector<std::string> paths;
+  tree_paths(tree, "t", paths);
+  EXPECT_EQ(paths, (std::vector<std::string>{"t[0]['a']", "t[0]['b']", "t[2].first.w",
+                                             "t[2].first.extra[0]", "t[2].first.extra[1]",
+                                             "t[2].second"}));
+  EXPECT_EQ(paths.size(), tree_flatten(tree).size());
+  paths.clear();
+  tree_paths(val(1), "x", paths);
+  EXPECT_EQ(paths, std::vector<std::string>{"x"});
+  EXPECT_EQ(detail::split_field_names(" a,b ,  c"), (std::vector<std::string>{"a", "b", "c"}));
+}
+
 TEST(Tree, StructureAndKeySeparateNestingsAndStatics) {
   Tensor x = val(1), y = val(2);
   auto nested = std::make_tuple(std::vector<Tensor>{x, y});

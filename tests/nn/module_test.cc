@@ -41,6 +41,17 @@ TEST(NnModule, LlamaParameterNamesAreIssue17s) {
   EXPECT_EQ(m.output.weight.sizes(), (std::vector<int64_t>{256, 32}));  // [out, in]
 }
 
+// A module's leaves as a tree are its parameters, named by their dotted names (tree_paths).
+TEST(NnModule, TreePathsAreTheParameterNames) {
+  manual_seed(1);
+  nn::Llama m(test::small_llama());
+  std::vector<std::string> paths, want;
+  tree_paths(m, "m", paths);
+  for (const auto& [n, t] : m.named_parameters()) want.push_back("m." + n);
+  EXPECT_EQ(paths, want);
+  EXPECT_EQ(paths.size(), tree_flatten(m).size());
+}
+
 TEST(NnModule, PresetsAndConfigErrors) {
   nn::LlamaConfig t = nn::LlamaConfig::tiny(), s = nn::LlamaConfig::preset("small");
   EXPECT_EQ(std::vector<int64_t>({t.dim, t.n_layers, t.n_heads, t.hidden, t.seq, t.batch}),

@@ -6,7 +6,8 @@
 //
 // Each TreeTraits<T> has flatten, unflatten, structure (the structure as readable text, for
 // messages) and key (the same structure as words for TreeKey: what the caches of assume_pure and
-// jit look up on every call, so it builds no strings).
+// jit look up on every call, so it builds no strings), and may have paths (each leaf's name, for
+// messages: tree_paths).
 #pragma once
 #include <bit>
 #include <map>
@@ -22,14 +23,40 @@
 #include "lazax/core/small_vec.h"
 
 // Inside a struct: makes it a tree whose children are the listed fields.
-#define LAZAX_TREE_FIELDS(...)                            \
-  auto lazax_tree_tie() { return std::tie(__VA_ARGS__); } \
-  auto lazax_tree_tie() const { return std::tie(__VA_ARGS__); }
+// (The fields' names, as written, name the leaves' paths: tree_paths.)
+#define LAZAX_TREE_FIELDS(...)                                  \
+  auto lazax_tree_tie() { return std::tie(__VA_ARGS__); }       \
+  auto lazax_tree_tie() const { return std::tie(__VA_ARGS__); } \
+  static constexpr std::string_view lazax_tree_field_names() { return #__VA_ARGS__; }
 
 namespace lazax {
 
 template <class T, class = void>
 struct TreeTraits;
+
+// The path of each leaf that TreeTraits<T>::flatten gives, appended to `out` in the same order:
+// JAX's key paths in C++ spelling, after `prefix`: "[2]" in a vector or tuple, "['w']" in a map,
+// ".first" / ".second", ".field" in a struct with LAZAX_TREE_FIELDS, ".layers.0.wq.weight" in an
+// nn::Module; nothing after the prefix for a lone tensor. A TreeTraits without `paths` numbers its
+// leaves "[i]". (saved_residuals names arguments with it.)
+template <class T>
+void tree_paths(const T& v, const std::string& prefix, std::vector<std::string>& out);
+
+namespace detail {
+// "a, b,c" -> {"a", "b", "c"} (LAZAX_TREE_FIELDS's stringized arguments).
+std::vector<std::string> split_field_names(std::string_view names);
+// prefix + open + key + close, in one string.
+inline std::string child_path(const std::string& prefix, std::string_view open,
+                              std::string_view key = {}, std::string_view close = {}) {
+  std::string p;
+  p.reserve(prefix.size() + open.size() + key.size() + close.size());
+  p += prefix;
+  p += open;
+  p += key;
+  p += close;
+  return p;
+}
+}  // namespace detail
 
 // The structure of a tree as words (tensor types, container sizes, static values),
 // hashed in one pass by digest(). Each container adds a tag word before its children and an end
@@ -71,6 +98,9 @@ template <>
 struct TreeTraits<Tensor> {
   static void flatten(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
   static Tensor unflatten(const Tensor&, const Tensor*& it) { return *it++; }
+  static void paths(const Tensor&, const std::string& prefix, std::vector<std::string>& out) {
+    out.push_back(prefix);
+  }
   static void structure(const Tensor& t, std::string& s) {
     s += t.defined() ? t.type_str() : "undef";
     s += ';';
@@ -87,6 +117,7 @@ template <class T>
 struct TreeTraits<T, std::enable_if_t<std::is_arithmetic_v<T>>> {
   static void flatten(const T&, std::vector<Tensor>&) {}
   static T unflatten(const T& like, const Tensor*&) { return like; }
+  static void paths(const T&, const std::string&, std::vector<std::string>&) {}
   static void structure(const T& v, std::string& s) { s += "static:" + std::to_string(v) + ";"; }
   static void key(const T& v, TreeKey& k) {
     if constexpr (std::is_floating_point_v<T>) {
@@ -103,6 +134,7 @@ template <>
 struct TreeTraits<std::string> {
   static void flatten(const std::string&, std::vector<Tensor>&) {}
   static std::string unflatten(const std::string& like, const Tensor*&) { return like; }
+  static void paths(const std::string&, const std::string&, std::vector<std::string>&) {}
   static void structure(const std::string& v, std::string& s) { s += "static:\"" + v + "\";"; }
   static void key(const std::string& v, TreeKey& k) { k.add(std::string_view(v)); }
 };
@@ -117,6 +149,11 @@ struct TreeTraits<std::vector<T>> {
     r.reserve(like.size());
     for (const auto& x : like) r.push_back(TreeTraits<T>::unflatten(x, it));
     return r;
+  }
+  static void paths(const std::vector<T>& v, const std::string& prefix,
+                    std::vector<std::string>& out) {
+    for (size_t i = 0; i < v.size(); ++i)
+      tree_paths(v[i], detail::child_path(prefix, "[", std::to_string(i), "]"), out);
   }
   static void structure(const std::vector<T>& v, std::string& s) {
     s += "[" + std::to_string(v.size()) + ":";
@@ -140,6 +177,9 @@ struct TreeTraits<std::map<std::string, T>> {
     M r;
     for (const auto& [k, v] : like) r.emplace(k, TreeTraits<T>::unflatten(v, it));
     return r;
+  }
+  static void paths(const M& m, const std::string& prefix, std::vector<std::string>& out) {
+    for (const auto& [k, v] : m) tree_paths(v, detail::child_path(prefix, "['", k, "']"), out);
   }
   static void structure(const M& m, std::string& s) {
     s += "{";
@@ -169,6 +209,14 @@ struct TreeTraits<std::tuple<Ts...>> {
   }
   static Tup unflatten(const Tup& like, const Tensor*& it) {
     return unflatten_impl(like, it, std::index_sequence_for<Ts...>{});
+  }
+  static void paths(const Tup& t, const std::string& prefix, std::vector<std::string>& out) {
+    size_t i = 0;
+    std::apply(
+        [&](const auto&... x) {
+          ((tree_paths(x, detail::child_path(prefix, "[", std::to_string(i), "]"), out), ++i), ...);
+        },
+        t);
   }
   static void structure(const Tup& t, std::string& s) {
     s += "(";
@@ -204,6 +252,10 @@ struct TreeTraits<std::pair<A, B>> {
     B b = TreeTraits<B>::unflatten(like.second, it);
     return P{std::move(a), std::move(b)};
   }
+  static void paths(const P& p, const std::string& prefix, std::vector<std::string>& out) {
+    tree_paths(p.first, detail::child_path(prefix, ".first"), out);
+    tree_paths(p.second, detail::child_path(prefix, ".second"), out);
+  }
   static void structure(const P& p, std::string& s) {
     s += "<";
     TreeTraits<A>::structure(p.first, s);
@@ -234,6 +286,24 @@ struct TreeTraits<T, std::enable_if_t<detail::has_tie<T>::value>> {
         tie);
     return r;
   }
+  // The fields' names as LAZAX_TREE_FIELDS wrote them ("[i]" where the struct ties its fields
+  // by hand).
+  static void paths(const T& v, const std::string& prefix, std::vector<std::string>& out) {
+    std::vector<std::string> names;
+    if constexpr (requires { T::lazax_tree_field_names(); })
+      names = detail::split_field_names(T::lazax_tree_field_names());
+    size_t i = 0;
+    std::apply(
+        [&](const auto&... x) {
+          ((tree_paths(x,
+                       i < names.size() ? detail::child_path(prefix, ".", names[i])
+                                        : detail::child_path(prefix, "[", std::to_string(i), "]"),
+                       out),
+            ++i),
+           ...);
+        },
+        v.lazax_tree_tie());
+  }
   static void structure(const T& v, std::string& s) {
     s += "struct{";
     auto tie = v.lazax_tree_tie();
@@ -250,6 +320,18 @@ struct TreeTraits<T, std::enable_if_t<detail::has_tie<T>::value>> {
     k.add(TreeKey::kEnd);
   }
 };
+
+template <class T>
+void tree_paths(const T& v, const std::string& prefix, std::vector<std::string>& out) {
+  if constexpr (requires { TreeTraits<T>::paths(v, prefix, out); }) {
+    TreeTraits<T>::paths(v, prefix, out);
+  } else {
+    std::vector<Tensor> leaves;
+    TreeTraits<T>::flatten(v, leaves);
+    for (size_t i = 0; i < leaves.size(); ++i)
+      out.push_back(detail::child_path(prefix, "[", std::to_string(i), "]"));
+  }
+}
 
 // Convenience wrappers.
 template <class T>

@@ -139,6 +139,14 @@ struct TreeTraits<T, std::enable_if_t<std::is_base_of_v<nn::Module, T>>> {
     nn::detail::module_unflatten(r, it);
     return r;
   }
+  static void paths(const T& m, const std::string& prefix, std::vector<std::string>& out) {
+    for (const auto& [name, t] : m.named_parameters()) {
+      std::string path = prefix;
+      path += '.';
+      path += name;
+      out.push_back(std::move(path));
+    }
+  }
   static void structure(const T& m, std::string& s) { nn::detail::module_structure(m, s); }
   static void key(const T& m, TreeKey& k) {
     k.add(TreeKey::kStruct);
