@@ -84,6 +84,9 @@ TEST(Methods, ValuesAreRight) {
   expect_near(values(x.relu(), DType::f32, {2, 3}), {0, 0, 0, 0.5, 2, 3});
   expect_near(values(x.pow(2).sum({1}), DType::f32, {2}), {1.5 * 1.5 + 0.0625, 0.25 + 4 + 9});
   expect_near(values(x.clamp(-1.0, 1.0), DType::f32, {2, 3}), {-1, -0.25, 0, 0.5, 1, 1});
+  expect_near(values(x.max(), DType::f32, {}), {3});  // every element, as torch's x.max()
+  expect_near(values(x.min(), DType::f32, {}), {-1.5});
+  expect_near(values(x.max(0), DType::f32, {3}), {0.5, 2, 3});
 }
 
 TEST(Operators, ComparisonsGiveBoolTensors) {
