@@ -23,6 +23,7 @@ struct TrainOptions {
   std::string corpus;  // empty: the fortunes
   std::string mode = "lazy";
   std::string remat = "none";
+  bool print_residuals = false;  // list what a layer's backward keeps (--mode assume_pure)
   std::string init, batches, save, resume, log, svg = "loss.svg";
   std::string schedule = "cosine";
   int64_t warmup = 0;

@@ -55,6 +55,9 @@ void add_train_command(CLI::App& app) {
       "what each layer's backward keeps, with --mode assume_pure or scan: none (lazax's default "
       "split), nothing_saveable, everything_saveable, dots_saveable, "
       "dots_with_no_batch_dims_saveable, offload_dot_with_no_batch_dims");
+  sub->add_flag("--print-residuals", o->print_residuals,
+                "with --mode assume_pure: list what each layer's backward keeps, one line per "
+                "value, and where in the model it was made (JAX's print_saved_residuals)");
   sub->add_option("--init", o->init, "start from these weights (FILE.safetensors)");
   sub->add_option("--batches", o->batches,
                   "train on these token ids, in order: an int32/int64 .npy [steps, batch, seq+1]");

@@ -180,6 +180,11 @@ int train(const TrainOptions& o) {
       throw ValueError(std::string("[train] --remat: ") + e.what() + ", or none");
     }
   }
+  if (o.print_residuals && o.mode != "assume_pure") {
+    throw ValueError(
+        "[train] --print-residuals lists what a layer traced by assume_pure keeps: "
+        "add --mode assume_pure");
+  }
   nn::LlamaConfig c = model_config(o);
   std::optional<train::BatchFile> file;
   int64_t steps = o.steps;
@@ -255,6 +260,11 @@ int train(const TrainOptions& o) {
       static_cast<long long>(c.n_heads), static_cast<long long>(c.hidden),
       static_cast<long long>(model.num_parameters()), static_cast<long long>(c.batch),
       static_cast<long long>(c.seq), o.optimizer.c_str(), o.mode.c_str(), o.backend.c_str());
+  if (o.print_residuals) {
+    std::printf("each layer's backward keeps (--remat %s):\n", o.remat.c_str());
+    for (const std::string& line : model.block_saved_residuals(zeros({c.batch, c.seq, c.dim})))
+      std::printf("  %s\n", line.c_str());
+  }
   std::fflush(stdout);
 
   std::vector<Tensor> params = model.parameters();

@@ -8,6 +8,7 @@
 
 #include "lazax/autodiff/rules.h"
 #include "lazax/autodiff/tape.h"
+#include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
 
 namespace lazax::autodiff {
@@ -295,6 +296,7 @@ class BackwardPass {
     }
     std::vector<Tensor> in_cts;
     ProfilerScope scope = ProfilerScope::restore(n->scope);
+    InheritedCallSite site(n->call_site);
     if (n->custom) {
       ReleasedAfterRule released(!options_.retain_graph);
       in_cts = n->custom->vjp(out_cts_, {n->inputs.begin(), n->inputs.size()});

@@ -15,6 +15,7 @@
 #include "lazax/core/metrics.h"
 #include "lazax/ir/builder.h"
 #include "lazax/ir/extract.h"
+#include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
 #include "max_flow.h"
@@ -64,6 +65,7 @@ std::vector<Tensor> replay(const Function& f, const std::vector<Tensor>& args) {
     for (auto o : n.operands)
       in.push_back(values[static_cast<size_t>(o.node)][static_cast<size_t>(o.index)]);
     ProfilerScope scope = ProfilerScope::restore(n.debug.scope);
+    InheritedCallSite site(n.debug.call_site);
     values[i] = record_op(n.op, in, n.attrs);
   }
   std::vector<Tensor> out;
@@ -522,6 +524,16 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
     auto it = g_vjp_cache.find(key);
     if (it != g_vjp_cache.end()) return it->second;
   }
+  VjpPrograms p = build_vjp_programs(f, wrt, policy, prevent_cse);
+  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
+  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
+  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_vjp_cache.emplace(std::move(key), std::move(p)).first->second;
+}
+
+VjpPrograms build_vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
+                               const RematPolicy* policy, bool prevent_cse) {
   metrics::counter("VjpProgramBuilds").add();
   metrics::ScopedTimer timed(metrics::timer("VjpBuildTime"));
   VjpPrograms p;
@@ -544,11 +556,7 @@ const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& w
   }
   if (any_offloaded) offload_residuals(p);
   if (policy && prevent_cse) p.bwd = with_input_barrier(p.bwd);
-  // (The programs live as long as the process, in g_vjp_cache: their call attributes too.)
-  p.fwd_call = SharedAttrs::permanent(CallAttrs{p.fwd});
-  p.bwd_call = SharedAttrs::permanent(CallAttrs{p.bwd});
-  std::lock_guard<std::mutex> lock(g_mu);
-  return g_vjp_cache.emplace(std::move(key), std::move(p)).first->second;
+  return p;
 }
 
 void clear_program_caches() {

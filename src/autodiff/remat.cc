@@ -8,6 +8,7 @@
 #include "lazax/api/tensor_impl.h"
 #include "lazax/autodiff/function_ad.h"
 #include "lazax/core/error.h"
+#include "lazax/trace/call_site.h"
 
 namespace lazax {
 namespace policies {
@@ -174,22 +175,32 @@ Tensor checkpoint_name(const Tensor& x, const std::string& name) {
 
 namespace detail {
 
-const autodiff::VjpPrograms& split_for_every_input(const PureEntry& e) {
-  std::vector<bool> wrt(static_cast<size_t>(e.fn->num_params()));
+namespace {
+std::vector<bool> every_floating_input(const Function& fn) {
+  std::vector<bool> wrt(static_cast<size_t>(fn.num_params()));
   for (size_t i = 0; i < wrt.size(); ++i)
-    wrt[i] = is_floating(e.fn->param_type(static_cast<int>(i)).dtype);
-  return autodiff::vjp_programs(e.fn, wrt, e.remat.get(), e.prevent_cse);
+    wrt[i] = is_floating(fn.param_type(static_cast<int>(i)).dtype);
+  return wrt;
+}
+}  // namespace
+
+const autodiff::VjpPrograms& split_for_every_input(const PureEntry& e) {
+  return autodiff::vjp_programs(e.fn, every_floating_input(*e.fn), e.remat.get(), e.prevent_cse);
 }
 
-std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args) {
+std::vector<std::string> saved_residuals(const PureEntry& e,
+                                         const std::vector<std::string>& arg_paths) {
   const Function& fn = *e.fn;
-  const autodiff::VjpPrograms& p = split_for_every_input(e);
+  // Built anew: the cached split of a program of the same structure may lack call sites.
+  const autodiff::VjpPrograms p =
+      autodiff::build_vjp_programs(e.fn, every_floating_input(fn), e.remat.get(), e.prevent_cse);
   std::vector<std::string> lines;
   for (int i : p.bwd_inputs) {
     const std::string type = fn.param_type(i).str();
-    lines.push_back(static_cast<size_t>(i) < args.size()
-                        ? type + " from the argument " + std::to_string(i)
-                        : type + " from captured tensor " + std::to_string(i - args.size()));
+    const auto k = static_cast<size_t>(i);
+    lines.push_back(k < arg_paths.size()
+                        ? type + " from the argument " + arg_paths[k]
+                        : type + " from captured tensor " + std::to_string(k - arg_paths.size()));
   }
   const Function& fwd = *p.fwd;
   for (int k = 0; k < p.num_residuals; ++k) {
@@ -203,8 +214,11 @@ std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<T
       line += " output of " + std::string(op_name(node.op));
     }
     if (p.offloaded[static_cast<size_t>(k)]) line += " (offloaded to host)";
-    if (node.debug.file)
+    if (node.debug.file) {
       line += " from " + std::string(node.debug.file) + ":" + std::to_string(node.debug.line);
+    } else if (std::string where = call_site_location(node.debug.call_site); !where.empty()) {
+      line += " from " + where;
+    }
     if (node.debug.scope) line += " (" + std::string(node.debug.scope) + ")";
     lines.push_back(std::move(line));
   }

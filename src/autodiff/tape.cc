@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "lazax/core/chain_release.h"
+#include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
 
 namespace lazax {
@@ -157,6 +158,8 @@ void record_grad(OpCode op, const SharedAttrs& attrs, const OpInputs& inputs,
   node->attrs = attrs;
   node->sequence = next_grad_sequence();
   node->scope = current_scope();
+  if (const GraphValue& v = outputs[0].impl()->pending(); v.defined())
+    node->call_site = v.node->debug.call_site;
   node->inputs.reserve(inputs.size());  // one allocation per list (recording's hot path)
   node->next.reserve(inputs.size());
   node->outputs.reserve(outputs.size());

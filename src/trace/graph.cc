@@ -14,6 +14,7 @@
 #include "lazax/core/metrics.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/core/small_vec.h"
+#include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
 
@@ -190,8 +191,11 @@ GraphNodePtr make_node(OpCode op, GraphOperands&& operands, SharedAttrs&& attrs,
   uint64_t hash = graph_node_hash(op, attrs.hash(), outputs, operands.size());
   DebugInfo where = debug;
   if (!where.scope) where.scope = current_scope();
-  GraphNodePtr node = new_node(op, hash, std::move(operands), std::move(types), std::move(attrs),
-                               where, current_frame_ptr());
+  const std::shared_ptr<TraceFrame>& frame = current_frame_ptr();
+  // A function trace runs once per signature: it keeps where each op was recorded from.
+  if (frame && where.call_site == 0) where.call_site = capture_call_site();
+  GraphNodePtr node =
+      new_node(op, hash, std::move(operands), std::move(types), std::move(attrs), where, frame);
   ops_recorded().add();
   return node;
 }

@@ -412,9 +412,10 @@ TEST(Printer, FloatsPrintShortest) {
 
 TEST(Printer, DebugInfoRoundTrips) {
   Builder b("main");
-  DebugInfo pd{intern_string("model.py"), 3, nullptr};
-  DebugInfo nd{intern_string("mlp \"v2\".cc"), 12, intern_string("mlp/layer1")};
-  DebugInfo sd{nullptr, 0, intern_string("only/scope")};
+  DebugInfo pd{.file = intern_string("model.py"), .line = 3};
+  DebugInfo nd{
+      .file = intern_string("mlp \"v2\".cc"), .line = 12, .scope = intern_string("mlp/layer1")};
+  DebugInfo sd{.scope = intern_string("only/scope")};
   auto x = b.param({DType::f32, Shape{2}}, pd);
   auto y = b.add(OpCode::tanh, {x}, NoAttrs{}, nd);
   auto z = b.add(OpCode::exp, {y}, NoAttrs{}, sd);

@@ -12,6 +12,7 @@
 #include "lazax/autodiff/transforms.h"
 #include "lazax/backend/backend.h"
 #include "lazax/ir/printer.h"
+#include "lazax/trace/call_site.h"
 #include "pure_test_util.h"
 
 using namespace lazax;
@@ -194,6 +195,53 @@ TEST(Remat, MemoryBudgetFitsAndRecomputesLessThanNothingSaveable) {
   }
   EXPECT_EQ(policies::by_name("memory_budget(100)").budget_bytes, 100);
   EXPECT_THROW(policies::memory_budget(-1), ValueError);
+}
+
+// Each residual says which line of the caller's code made it (this file is built with -g:
+// tests/CMakeLists.txt; lazax's own frames are skipped), and an argument inside a tree says its
+// path in the tree.
+struct Weights {
+  Tensor w1, w2;
+  LAZAX_TREE_FIELDS(w1, w2)
+};
+
+TEST(Remat, ResidualsSayWhichLineMadeThemAndWhichArgument) {
+  Inputs in;
+  const int first = __LINE__ + 3;
+  auto f = checkpoint(
+      [](const Tensor& x, const Weights& w) {
+        Tensor h = checkpoint_name(tanh(matmul(x, w.w1)), "h");
+        Tensor y = sin(matmul(h, w.w2));
+        return (y * y).sum();
+      },
+      policies::everything_saveable());
+  std::vector<std::string> lines = saved_residuals(f, in.x, Weights{in.w1, in.w2});
+  const std::string file = "remat_test.cc:";
+  const std::string l1 = file + std::to_string(first), l2 = file + std::to_string(first + 1);
+  EXPECT_EQ(count_with(lines, "f32[2,4] named 'h' from " + l1), 1)
+      << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "f32[2,2] output of sin from " + l2), 1)
+      << ::testing::PrintToString(lines);
+  // What a VJP rule computes in the forward says where its primal was made: cos for sin's,
+  // 1 - h*h for tanh's.
+  EXPECT_EQ(count_with(lines, "f32[2,2] output of cos from " + l2), 1)
+      << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "f32[2,4] output of sub from " + l1), 1)
+      << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "f32[4,2] from the argument 1.w2"), 1)
+      << ::testing::PrintToString(lines);
+  EXPECT_EQ(count_with(lines, "f32[2,3] from the argument 0"), 1)
+      << ::testing::PrintToString(lines);
+  // A call's own trace keeps no call sites (capturing costs time per op); saved_residuals traces
+  // again under a CallSiteCapture.
+  auto sites = [](const Function& fn) {
+    int n = 0;
+    for (const Node& node : fn.nodes()) n += node.debug.call_site != 0;
+    return n;
+  };
+  EXPECT_EQ(sites(*f.entry(in.x, Weights{in.w1, in.w2})->fn), 0);
+  CallSiteCapture capture;
+  EXPECT_GT(sites(*f.trace_fresh(in.x, Weights{in.w1, in.w2})->fn), 0);
 }
 
 TEST(Remat, BadPoliciesAndNamesSayWhatToDo) {

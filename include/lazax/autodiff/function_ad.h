@@ -52,6 +52,11 @@ struct VjpPrograms {
 // `prevent_cse`.
 const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
                                 const RematPolicy* policy = nullptr, bool prevent_cse = false);
+// The same split built anew, not cached (the cache goes by the program's structure, which does
+// not see debug information: saved_residuals splits a trace that kept its call sites). Its
+// fwd_call and bwd_call are unset.
+VjpPrograms build_vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
+                               const RematPolicy* policy, bool prevent_cse);
 
 struct OpContext;
 // The rules of `call` and `cond` (used by rules/control.cc): differentiate through the callee

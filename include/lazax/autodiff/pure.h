@@ -111,6 +111,15 @@ class PureFunction {
     return lookup(flat, args...);
   }
 
+  // A new trace for these arguments, not cached (saved_residuals traces again under a
+  // CallSiteCapture, trace/call_site.h).
+  template <class... Args>
+  std::shared_ptr<detail::PureEntry> trace_fresh(const Args&... args) {
+    std::vector<Tensor> flat;
+    (TreeTraits<Args>::flatten(args, flat), ...);
+    return trace(flat, args...);
+  }
+
   const PureOptions& options() const { return opts_; }
 
   // Number of distinct input signatures traced so far.
@@ -127,30 +136,38 @@ class PureFunction {
   template <class... Args>
   const std::shared_ptr<detail::PureEntry>& lookup(const std::vector<Tensor>& flat,
                                                    const Args&... args) {
-    using ArgsT = std::tuple<Args...>;
-    using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
     uint64_t key = signature_key(args...);
     auto it = cache_.find(key);
     bool stale = it != cache_.end() && !captures_match(*it->second);
     if (it == cache_.end() || stale || opts_.check_pure) {
-      ArgsT like{args...};
       if (it == cache_.end())
-        detail::note_cache_miss(opts_.name, tree_structure(like), cache_.size());
-      std::optional<Out> out_like;
-      auto entry = detail::trace_pure(opts_, where_, flat, [&](const std::vector<Tensor>& ph) {
-        ArgsT targs = tree_unflatten(like, ph);
-        Out out = std::apply(f_, targs);
-        std::vector<Tensor> fo = tree_flatten(out);
-        out_like = tree_unflatten(out, detail::undefined_like(fo));
-        return fo;
-      });
-      // NOLINTNEXTLINE(bugprone-unchecked-optional-access): trace_pure ran the body, which set it
-      entry->out_like = *out_like;
+        detail::note_cache_miss(opts_.name, tree_structure(std::tuple<Args...>{args...}),
+                                cache_.size());
+      std::shared_ptr<detail::PureEntry> entry = trace(flat, args...);
       if (it != cache_.end() && opts_.check_pure && !stale)
         detail::compare_traces(opts_.name, *it->second->fn, *entry->fn);
       it = cache_.insert_or_assign(key, entry).first;
     }
     return it->second;
+  }
+
+  // Traces the function on placeholders shaped like `args` (flattened: `flat`).
+  template <class... Args>
+  std::shared_ptr<detail::PureEntry> trace(const std::vector<Tensor>& flat, const Args&... args) {
+    using ArgsT = std::tuple<Args...>;
+    using Out = std::decay_t<decltype(std::apply(f_, std::declval<ArgsT&>()))>;
+    ArgsT like{args...};
+    std::optional<Out> out_like;
+    auto entry = detail::trace_pure(opts_, where_, flat, [&](const std::vector<Tensor>& ph) {
+      ArgsT targs = tree_unflatten(like, ph);
+      Out out = std::apply(f_, targs);
+      std::vector<Tensor> fo = tree_flatten(out);
+      out_like = tree_unflatten(out, detail::undefined_like(fo));
+      return fo;
+    });
+    // NOLINTNEXTLINE(bugprone-unchecked-optional-access): trace_pure ran the body, which set it
+    entry->out_like = *out_like;
+    return entry;
   }
 
   // The cache key of an input signature: tree_key(std::tuple<Args...>{args...}), without

@@ -21,6 +21,7 @@
 
 #include "lazax/autodiff/pure.h"
 #include "lazax/ir/function.h"
+#include "lazax/trace/call_site.h"
 
 namespace lazax {
 
@@ -96,20 +97,33 @@ namespace detail {
 // The forward/backward split of e's program differentiated with respect to every floating input,
 // under e's policy (what saved_residuals lists and the remat bench measures).
 const autodiff::VjpPrograms& split_for_every_input(const PureEntry& e);
-std::vector<std::string> saved_residuals(const PureEntry& e, const std::vector<Tensor>& args);
+// arg_paths: each flattened argument's path ("0", "1.w1", "2.layers.0.wq.weight").
+std::vector<std::string> saved_residuals(const PureEntry& e,
+                                         const std::vector<std::string>& arg_paths);
 }  // namespace detail
 
 // What the backward of `f` (an assume_pure or checkpoint function) keeps when differentiated
 // with respect to every floating argument, one line per residual, as JAX's
-// print_saved_residuals: `f32[8,128] output of dot_general (attention)`, `f32[8] named 'h'`,
-// `f32[4,4] from the argument 1`; the parenthesis is the profiler scope (trace/scope.h) the value
-// was made in, where there is one. Traces `f` for these arguments if it has not yet.
+// print_saved_residuals:
+//   f32[8,128] output of dot_general from model.cc:42 (attention)
+//   f32[8,128] named 'h' from model.cc:45
+//   f32[4,4] from the argument 1            (the second argument, a tensor)
+//   f32[256,256] from the argument 0.layers.1.attention.wq.weight   (in a tree: tree_paths)
+// `from` names the line of the caller's code that made the value (trace/call_site.h; the
+// function's name where that code was built without -g); the parenthesis is the profiler scope
+// (trace/scope.h) it was made in. Traces `f` for these arguments again, keeping call sites (the
+// cached trace keeps none), and splits it as a call would.
 template <class F, class... Args>
 std::vector<std::string> saved_residuals(PureFunction<F>& f, const Args&... args) {
-  std::shared_ptr<detail::PureEntry> e = f.entry(args...);
-  std::vector<Tensor> flat;
-  (TreeTraits<Args>::flatten(args, flat), ...);
-  return detail::saved_residuals(*e, flat);
+  std::shared_ptr<detail::PureEntry> e;
+  {
+    CallSiteCapture capture;
+    e = f.trace_fresh(args...);
+  }
+  std::vector<std::string> paths;
+  size_t i = 0;
+  ((tree_paths(args, std::to_string(i), paths), ++i), ...);
+  return detail::saved_residuals(*e, paths);
 }
 
 // saved_residuals, printed to stdout one line each (JAX's print_saved_residuals).

@@ -26,6 +26,8 @@ struct GradNode {
   OpCode op = OpCode::constant;
   bool released = false;        // saved values freed by backward(retain_graph=false)
   bool reaches_target = false;  // scratch of the backward walk (below)
+  // Where a traced op was made (trace/call_site.h): its VJP's ops say the same.
+  uint32_t call_site = 0;
   // Nodes made while a profiler scope was open keep it (the backward reopens it).
   const char* scope = nullptr;
   uint64_t sequence = 0;  // creation order, for a deterministic backward order

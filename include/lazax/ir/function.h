@@ -24,6 +24,7 @@ struct ValueRef {
 struct DebugInfo {
   const char* file = nullptr;
   uint32_t line = 0;
+  uint32_t call_site = 0;       // the traced call stack that made it (trace/call_site.h); 0: none
   const char* scope = nullptr;  // profiler scope path, "a/b"
 };
 const char* intern_string(std::string_view s);

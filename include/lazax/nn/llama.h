@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/nn/layers.h"
 
 namespace lazax::nn {
@@ -127,6 +128,11 @@ class Llama : public Module {
   // saved_residuals, the remat bench).
   std::shared_ptr<lazax::detail::PureEntry> block_entry(const Tensor& h) const {
     return pure_block_->entry(layers.at(0), h);
+  }
+  // What each block's backward keeps under the remat policy, one line per value, as
+  // print_saved_residuals lists it (remat.h), for activations shaped like `h`.
+  std::vector<std::string> block_saved_residuals(const Tensor& h) const {
+    return saved_residuals(*pure_block_, layers.at(0), h);
   }
 
   Embedding tok_embeddings;
