@@ -63,6 +63,7 @@ nlohmann::json run_remat_bench(const RematBenchOptions& options) {
                                     "dots_with_no_batch_dims_saveable",
                                     "offload_dot_with_no_batch_dims",
                                     "nothing_saveable",
+                                    "save_and_offload_only_these_names",
                                     "memory_budget"};
   nlohmann::json rows = nlohmann::json::array();
   double base_flops = -1;
@@ -75,8 +76,16 @@ nlohmann::json run_remat_bench(const RematBenchOptions& options) {
     Context::get().cache().clear();
     manual_seed(42);
     nn::Llama model(c);
-    if (name != "none")
+    if (name == "save_and_offload_only_these_names") {
+      // The blocks' named activations (llama.h): the attention output kept on the device, the
+      // projections and the MLP's hidden values offloaded to host memory.
+      RematPolicy p = policies::save_and_offload_only_these_names(
+          {"attn_out"}, {"q", "k", "v", "mlp_hidden", "mlp_out"});
+      name = p.name;
+      model.set_remat(std::make_shared<const RematPolicy>(std::move(p)));
+    } else if (name != "none") {
       model.set_remat(std::make_shared<const RematPolicy>(policies::by_name(name)));
+    }
     optim::SGD sgd(model.named_parameters(), optim::SGDOptions{.lr = 0.01});
     std::mt19937 rng(7);
     std::vector<int64_t> tok(static_cast<size_t>(c.batch * (c.seq + 1)));
