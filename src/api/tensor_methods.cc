@@ -14,6 +14,8 @@ Tensor Tensor::logsumexp(const std::vector<int64_t>& d, bool k) const {
 }
 Tensor Tensor::cumsum(int64_t dim) const { return lazax::cumsum(*this, dim); }
 Tensor Tensor::min(int64_t d, bool k) const { return lazax::min(*this, d, k); }
+Tensor Tensor::max() const { return lazax::max(*this); }
+Tensor Tensor::min() const { return lazax::min(*this); }
 Tensor Tensor::argmin(int64_t d, bool k) const { return lazax::argmin(*this, d, k); }
 Tensor Tensor::all() const { return lazax::all(*this); }
 Tensor Tensor::all(int64_t d, bool k) const { return lazax::all(*this, d, k); }

@@ -175,8 +175,8 @@ class Tensor {
   Tensor mean(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor max(int64_t dim, bool keepdim = false) const;
   // The largest (smallest) element, a scalar: torch's x.max() and x.min() without a dim.
-  Tensor max() const { return amax(); }
-  Tensor min() const { return amin(); }
+  Tensor max() const;
+  Tensor min() const;
   Tensor amax(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor amin(const std::vector<int64_t>& dims = {}, bool keepdim = false) const;

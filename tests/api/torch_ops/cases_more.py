@@ -105,6 +105,8 @@ TORCH.update({
     "cumsum": lambda t, a: torch.cumsum(t[0], a["dim"]),
     "max_all": lambda t, a: torch.max(t[0]),
     "min_all": lambda t, a: torch.min(t[0]),
+    "Tensor::max_all": lambda t, a: t[0].max(),
+    "Tensor::min_all": lambda t, a: t[0].min(),
     "min": lambda t, a: torch.min(t[0], a["dim"], a.get("keepdim", False)).values,
     "argmin": lambda t, a: torch.argmin(t[0], a["dim"], a.get("keepdim", False)),
     "all": lambda t, a: torch.all(t[0]),
@@ -254,7 +256,7 @@ def sort_scan_cases(rng):
         cs.append(case(f"{op}_bad_dim", op, [make(rng, "f32", (2, 3))], {"dim": 2}))
         cs.append(case(f"{op}_ties", op, [ties], {"dim": 1}))  # torch picks one of the ties
         cs.append(case(f"{op}_nan", op, [nan_rows], {"dim": 1}))
-    for op in ["max_all", "min_all"]:
+    for op in ["max_all", "min_all", "Tensor::max_all", "Tensor::min_all"]:
         for dt in ALL:
             cs.append(case(f"{op}_{dt}", op, [make(rng, dt, (3, 4))], grad=dt == "f64"))
         cs.append(case(f"{op}_0d", op, [make(rng, "f64", ())], grad=True))

@@ -183,6 +183,8 @@ void add_function_rows(std::vector<OpRow>& r) {
                }});
   r.push_back({"max_all", {"max(const Tensor&)"}, [](Call& c) { return max(c.x(0)); }});
   r.push_back({"min_all", {"min(const Tensor&)"}, [](Call& c) { return min(c.x(0)); }});
+  r.push_back({"Tensor::max_all", {"Tensor::max() const"}, [](Call& c) { return c.x(0).max(); }});
+  r.push_back({"Tensor::min_all", {"Tensor::min() const"}, [](Call& c) { return c.x(0).min(); }});
   r.push_back({"min", {"min(const Tensor&,int64_t,bool)"}, [](Call& c) {
                  return min(c.x(0), c.i("dim"), c.b("keepdim", false));
                }});
