@@ -209,7 +209,10 @@ std::pair<Literal, Literal> values_and_indices(const Node& node, const Literal& 
 std::vector<Literal> running_extreme(const Node& node, std::span<const Literal> in, bool min) {
   const auto& a = node.attr<CumsumAttrs>();
   const Literal& x = in[0];
-  auto [values, indices] = values_and_indices(node, x);
+  // (Named references, not a structured binding: clang before 16 cannot capture those.)
+  std::pair<Literal, Literal> out = values_and_indices(node, x);
+  Literal& values = out.first;
+  Literal& indices = out.second;
   AxisSplit s = split_at(node, x.shape(), a.axis);
   int64_t* idx = indices.data<int64_t>();
   dispatch_dtype(x.dtype(), [&]<class T>() {
@@ -235,7 +238,7 @@ std::vector<Literal> running_extreme(const Node& node, std::span<const Literal> 
       }
     }
   });
-  return {values, indices};
+  return {std::move(values), std::move(indices)};
 }
 
 }  // namespace
@@ -292,7 +295,10 @@ std::vector<Literal> kernel_rev(const Node& node, std::span<const Literal> in) {
 std::vector<Literal> kernel_sort(const Node& node, std::span<const Literal> in) {
   const auto& a = node.attr<SortAttrs>();
   const Literal& x = in[0];
-  auto [values, indices] = values_and_indices(node, x);
+  // (Named references, not a structured binding: clang before 16 cannot capture those.)
+  std::pair<Literal, Literal> out = values_and_indices(node, x);
+  Literal& values = out.first;
+  Literal& indices = out.second;
   AxisSplit s = split_at(node, x.shape(), a.axis);
   int64_t* idx = indices.data<int64_t>();
   dispatch_dtype(x.dtype(), [&]<class T>() {
@@ -324,7 +330,7 @@ std::vector<Literal> kernel_sort(const Node& node, std::span<const Literal> in) 
       }
     }
   });
-  return {values, indices};
+  return {std::move(values), std::move(indices)};
 }
 
 }  // namespace lazax::interp
