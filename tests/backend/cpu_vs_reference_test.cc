@@ -469,6 +469,38 @@ TEST(CpuBackend, FusedRowReductionsMatchTheReferenceOnSpecials) {
   }
 }
 
+// A fused division by a row value (softmax's by its sum, read from a row register) gives IEEE's
+// quotients, the reference's bit for bit: zeros, infinities, subnormals and NaN as divisors, and
+// a divisor whose reciprocal is subnormal (multiplying by a reciprocal would lose bits there).
+TEST(CpuBackend, FusedDivisionByARowValueMatchesTheReference) {
+  auto f = parse_program(
+      "func @main(%x: f32[7,300], %s: f32[7,300]) -> (f32[7,300]) {\n"
+      "  %0 = neg(%x) : f32[7,300]\n  %1 = neg(%0) : f32[7,300]\n"
+      "  %2 = neg(%s) : f32[7,300]\n  %3 = reduce_min(%2) {axes=[1]} : f32[7]\n"
+      "  %4 = broadcast_in_dim(%3) {shape=[7,300], broadcast_dimensions=[0]} : f32[7,300]\n"
+      "  %5 = div(%1, %4) : f32[7,300]\n  return %5\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fused, 1);
+  Literal x = Literal::zeros({DType::f32, Shape{7, 300}});
+  Literal s = Literal::zeros({DType::f32, Shape{7, 300}});  // each row its divisor, negated
+  float* p = x.data<float>();
+  for (int64_t i = 0; i < 2100; ++i) p[i] = static_cast<float>((i * 7) % 13) - 6.5f;
+  p[3] = 0.0f;
+  p[5] = INFINITY;
+  p[7] = NAN;
+  p[9] = 3e38f;
+  p[1809] = 3e38f;  // row 6: over 3e38, whose reciprocal is subnormal
+  const std::vector<float> divisors = {3.0f, 0.0f, -INFINITY, 1e-40f, NAN, 1e-38f, 3e38f};
+  for (int64_t i = 0; i < 2100; ++i) s.data<float>()[i] = -divisors[static_cast<size_t>(i / 300)];
+  std::vector<Literal> args{x, s};
+  Literal want = make_backend("reference")->compile(f)->run(args)[0];
+  Literal got = exe->run(args)[0];
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got.at(i), w = want.at(i);
+    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w) << i << ": cpu " << g << ", ref " << w;
+  }
+}
+
 // A fused kernel writes its output over an intermediate input that dies there (read tile by
 // tile before it is written), which the planned peak counts once; a parameter, which the
 // caller holds, is never written over. Results as the reference's.
