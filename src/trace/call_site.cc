@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -133,35 +134,19 @@ class Resolver {
   Dwfl* dwfl_ = nullptr;
 };
 
-// lazax's source tree, from this file's own path (".../src/trace/call_site.cc").
-std::string_view source_root() {
-  constexpr std::string_view self = __FILE__;
-  constexpr std::string_view tail = "src/trace/call_site.cc";
-  return self.ends_with(tail) ? self.substr(0, self.size() - tail.size()) : std::string_view{};
-}
+// lazax's source tree, absolute (CMake defines it for this file: __FILE__ may be relative, as
+// under ccache's base_dir).
+constexpr std::string_view kSourceRoot = LAZAX_SOURCE_ROOT;
 
 // Frames that are lazax's machinery or the standard library's, not the code that called them.
 // The nn layer's modules count as user code: their lines say where in a model a value was made.
-// (A file is matched by its path as the compiler was given it: absolute, or relative to the
-// build directory, as this file's own __FILE__ is.)
 bool internal(const Frame& f) {
   if (f.file.empty()) {
     const std::string_view fn = f.function;
     if (fn.empty() || fn.starts_with("std::") || fn.starts_with("__")) return true;
     return fn.starts_with("lazax::") && !fn.starts_with("lazax::nn::");
   }
-  const std::string_view file = f.file;
-  if (file.starts_with("/usr/include/c++/")) return true;
-  // lazax's headers wherever they are (the source tree, the build's per-layer include
-  // directories, an installed prefix): ".../lazax/<layer>/..." and lazax/lazax.h.
-  for (std::string_view layer : {"api/", "autodiff/", "backend/", "core/", "io/", "ir/", "optim/",
-                                 "passes/", "runtime/", "trace/", "lazax.h"}) {
-    const size_t at = file.find("lazax/" + std::string(layer));
-    if (at != std::string_view::npos && (at == 0 || file[at - 1] == '/')) return true;
-  }
-  const std::string_view root = source_root();
-  return !root.empty() && file.starts_with(root) && file.substr(root.size()).starts_with("src/") &&
-         !file.substr(root.size()).starts_with("src/nn/");
+  return detail::lazax_internal_file(f.file);
 }
 
 std::string describe(const Frame& f) {
@@ -172,6 +157,23 @@ std::string describe(const Frame& f) {
 }
 
 }  // namespace
+
+bool detail::lazax_internal_file(std::string_view path) {
+  // (A line table may name a file relative to its build directory: ".../build/../src/x.cc".)
+  const std::string normal = std::filesystem::path(path).lexically_normal().string();
+  const std::string_view file = normal;
+  if (file.starts_with("/usr/include/c++/")) return true;
+  // lazax's headers wherever they are (the source tree, the build's per-layer include
+  // directories, an installed prefix): ".../lazax/<layer>/..." and lazax/lazax.h.
+  for (std::string_view layer : {"api/", "autodiff/", "backend/", "core/", "io/", "ir/", "optim/",
+                                 "passes/", "runtime/", "trace/", "lazax.h"}) {
+    const size_t at = file.find("lazax/" + std::string(layer));
+    if (at != std::string_view::npos && (at == 0 || file[at - 1] == '/')) return true;
+  }
+  if (!file.starts_with(kSourceRoot)) return false;
+  const std::string_view rel = file.substr(kSourceRoot.size());
+  return rel.starts_with("src/") && !rel.starts_with("src/nn/");
+}
 
 namespace {
 thread_local uint32_t t_inherited = 0;

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace lazax {
 
@@ -50,5 +51,12 @@ class CallSiteCapture {
 // Capturing on in every thread (LAZAX_CALL_SITES=1 sets it at start).
 bool call_sites_enabled();
 void set_call_sites_enabled(bool on);
+
+namespace detail {
+// Whether a source file is lazax's own machinery or the standard library's (not where a user
+// made a value): lazax's headers wherever installed (".../lazax/<layer>/..." but nn), its src/
+// but src/nn/, and /usr/include/c++. The path is normalized first (".../build/../src/x.cc").
+bool lazax_internal_file(std::string_view path);
+}  // namespace detail
 
 }  // namespace lazax
