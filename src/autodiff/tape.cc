@@ -7,6 +7,7 @@
 #include "lazax/core/chain_release.h"
 #include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
+#include "lazax/trace/trace_stack.h"
 
 namespace lazax {
 namespace {
@@ -158,8 +159,9 @@ void record_grad(OpCode op, const SharedAttrs& attrs, const OpInputs& inputs,
   node->attrs = attrs;
   node->sequence = next_grad_sequence();
   node->scope = current_scope();
-  if (const GraphValue& v = outputs[0].impl()->pending(); v.defined())
-    node->call_site = v.node->debug.call_site;
+  if (current_frame())  // (only traces keep call sites)
+    if (const GraphValue& v = outputs[0].impl()->pending(); v.defined())
+      node->call_site = v.node->debug.call_site;
   node->inputs.reserve(inputs.size());  // one allocation per list (recording's hot path)
   node->next.reserve(inputs.size());
   node->outputs.reserve(outputs.size());

@@ -67,11 +67,21 @@ std::string demangle(const char* name) {
   return status == 0 && d ? std::string(d.get()) : std::string(name);
 }
 
+// Line tables are read from the loaded files themselves, never looked up elsewhere: the
+// standard lookup asks debuginfod servers (DEBUGINFOD_URLS) for a file without them, which could
+// block a print on the network.
+int no_separate_debuginfo(Dwfl_Module* /*mod*/, void** /*userdata*/, const char* /*modname*/,
+                          Dwarf_Addr /*base*/, const char* /*file_name*/,
+                          const char* /*debuglink_file*/, GElf_Word /*debuglink_crc*/,
+                          char** /*debuginfo_file_name*/) {
+  return -1;
+}
+
 class Resolver {
  public:
   Resolver() {
     callbacks_.find_elf = dwfl_linux_proc_find_elf;
-    callbacks_.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks_.find_debuginfo = no_separate_debuginfo;
     dwfl_ = dwfl_begin(&callbacks_);
     if (!dwfl_) return;
     dwfl_report_begin(dwfl_);
@@ -222,10 +232,11 @@ std::string call_site_location(uint32_t id) {
   std::lock_guard lock(t.mu);
   if (id >= t.stacks.size()) return {};
   if (auto it = t.resolved.find(id); it != t.resolved.end()) return it->second;
-  static const Resolver resolver;  // (under the table's lock: libdw's session is not thread-safe)
+  // (Under the table's lock: libdw's session is not thread-safe. Never destroyed, as the table.)
+  static const Resolver* resolver = new Resolver;
   std::string where;
   for (uintptr_t ra : t.stacks[id]) {
-    for (const Frame& f : resolver.frames(ra)) {
+    for (const Frame& f : resolver->frames(ra)) {
       if (!internal(f)) {
         where = describe(f);
         break;

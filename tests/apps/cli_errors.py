@@ -248,7 +248,7 @@ check("train --remat lazy", T + C + ["--remat", "nothing_saveable"], 1,
 check("train --print-residuals lazy", T + C + ["--print-residuals"], 1, "add --mode assume_pure")
 check("train --print-residuals", T + C + ["--mode", "assume_pure", "--remat", "dots_saveable",
       "--print-residuals", "--steps", "1"], 0, "each layer's backward keeps (--remat dots_saveable)",
-      "from the argument 0.attention.wq.weight", "output of dot_general from lazax::nn::",
+      "from the argument 0.attention.wq.weight", "output of dot_general from ",
       stream="stdout")
 check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
 check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")

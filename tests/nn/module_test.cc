@@ -49,7 +49,13 @@ TEST(NnModule, TreePathsAreTheParameterNames) {
   tree_paths(m, "m", paths);
   for (const auto& [n, t] : m.named_parameters()) want.push_back("m." + n);
   EXPECT_EQ(paths, want);
-  EXPECT_EQ(paths.size(), tree_flatten(m).size());
+  ASSERT_EQ(paths.size(), tree_flatten(m).size());
+  EXPECT_EQ(paths[0], "m.tok_embeddings.weight");
+  EXPECT_EQ(paths[2], "m.layers.0.attention.wq.weight");
+  EXPECT_EQ(paths.back(), "m.output.weight");
+  // In flatten's order: each path's tensor is the leaf at its place.
+  std::vector<Tensor> leaves = tree_flatten(m);
+  EXPECT_TRUE(leaves[2].impl() == m.layers[0].attention.wq.weight.impl());
 }
 
 TEST(NnModule, PresetsAndConfigErrors) {
