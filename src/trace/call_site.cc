@@ -116,7 +116,14 @@ class Resolver {
       out.push_back({"", 0, demangle(dwfl_module_addrname(mod, pc))});
       return out;
     }
-    out.push_back({file, lineno, {}});
+    // A file named relative to its compilation directory (as under ccache's base_dir) is made
+    // absolute, so that lazax's own sources are told apart by their place.
+    Dwarf_Attribute dir_attr;
+    const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &dir_attr));
+    auto absolute = [comp_dir](const char* name) {
+      return name[0] == '/' || !comp_dir ? std::string(name) : std::string(comp_dir) + "/" + name;
+    };
+    out.push_back({absolute(file), lineno, {}});
     Dwarf_Die* scopes = nullptr;
     const int n = dwarf_getscopes(cu, pc - bias, &scopes);
     Dwarf_Files* files = nullptr;
@@ -133,7 +140,7 @@ class Resolver {
       const char* call_file = have_files && file_index < nfiles
                                   ? dwarf_filesrc(files, file_index, nullptr, nullptr)
                                   : nullptr;
-      if (call_file) out.push_back({call_file, static_cast<int>(call_line), {}});
+      if (call_file) out.push_back({absolute(call_file), static_cast<int>(call_line), {}});
     }
     std::free(scopes);  // NOLINT(cppcoreguidelines-no-malloc): libdw allocates with malloc
     return out;
