@@ -187,8 +187,16 @@ bool detail::lazax_internal_file(std::string_view path) {
     const size_t at = file.find("lazax/" + std::string(layer));
     if (at != std::string_view::npos && (at == 0 || file[at - 1] == '/')) return true;
   }
-  if (!file.starts_with(kSourceRoot)) return false;
-  const std::string_view rel = file.substr(kSourceRoot.size());
+  // lazax's sources: under its source root, or (an object compiled in another checkout of the
+  // same sources, as a shared compiler cache hands out) a ".../src/<dir>/<file>" that this
+  // checkout has too.
+  std::string_view rel;
+  if (file.starts_with(kSourceRoot)) {
+    rel = file.substr(kSourceRoot.size());
+  } else if (const size_t at = file.rfind("/src/"); at != std::string_view::npos) {
+    rel = file.substr(at + 1);
+    if (!std::filesystem::exists(std::string(kSourceRoot) + std::string(rel))) return false;
+  }
   return rel.starts_with("src/") && !rel.starts_with("src/nn/");
 }
 

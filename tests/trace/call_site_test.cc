@@ -19,6 +19,8 @@ TEST(CallSite, LazaxsOwnFilesAreSkippedAndTheUsersAreNot) {
   EXPECT_TRUE(lazax_internal_file(root + "/build/layer_include/api/lazax/api/tensor.h"));
   EXPECT_TRUE(lazax_internal_file("/usr/include/c++/12/bits/std_function.h"));
   EXPECT_TRUE(lazax_internal_file("/tmp/build/../../usr/include/c++/12/bits/invoke.h"));
+  EXPECT_TRUE(lazax_internal_file("/elsewhere/lazax-copy/src/trace/graph.cc"));  // same sources
+  EXPECT_FALSE(lazax_internal_file("/elsewhere/lazax-copy/src/trace/no_such_file.cc"));
   EXPECT_FALSE(lazax_internal_file(root + "/src/nn/llama.cc"));
   EXPECT_FALSE(lazax_internal_file("/opt/lazax/include/lazax/nn/llama.h"));
   EXPECT_FALSE(lazax_internal_file(root + "/build/../tests/pure/remat_test.cc"));
