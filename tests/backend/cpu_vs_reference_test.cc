@@ -344,6 +344,15 @@ void expect_close(const Literal& got, const Literal& want, const std::string& wh
 
 // Runs `exe` (compiled once, so later seeds reuse the buffers earlier runs released) and the
 // reference on the same random arguments.
+// Exactly the reference's values (NaN where it has NaN), element by element.
+void expect_same_values(const Literal& got, const Literal& want, size_t result) {
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const double g = got.at(i), w = want.at(i);
+    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w)
+        << "result " << result << " element " << i << ": cpu " << g << ", reference " << w;
+  }
+}
+
 void check_case(const Case& c, Executable& exe, uint32_t seed) {
   FunctionPtr f = parse_program(c.text);
   std::mt19937 rng(seed);
@@ -460,13 +469,7 @@ TEST(CpuBackend, FusedRowReductionsMatchTheReferenceOnSpecials) {
   std::vector<Literal> args{x};
   auto want = make_backend("reference")->compile(f)->run(args);
   auto got = exe->run(args);
-  for (size_t r = 0; r < want.size(); ++r) {
-    for (int64_t i = 0; i < want[r].numel(); ++i) {
-      const double g = got[r].at(i), w = want[r].at(i);
-      EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w)
-          << "result " << r << " element " << i << ": cpu " << g << ", reference " << w;
-    }
-  }
+  for (size_t r = 0; r < want.size(); ++r) expect_same_values(got[r], want[r], r);
 }
 
 // A fused division by a row value (softmax's by its sum, read from a row register) gives IEEE's
@@ -494,11 +497,7 @@ TEST(CpuBackend, FusedDivisionByARowValueMatchesTheReference) {
   for (int64_t i = 0; i < 2100; ++i) s.data<float>()[i] = -divisors[static_cast<size_t>(i / 300)];
   std::vector<Literal> args{x, s};
   Literal want = make_backend("reference")->compile(f)->run(args)[0];
-  Literal got = exe->run(args)[0];
-  for (int64_t i = 0; i < want.numel(); ++i) {
-    const double g = got.at(i), w = want.at(i);
-    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w) << i << ": cpu " << g << ", ref " << w;
-  }
+  expect_same_values(exe->run(args)[0], want, 0);
 }
 
 // A fused kernel writes its output over an intermediate input that dies there (read tile by
