@@ -264,6 +264,24 @@ const std::vector<Case>& cases() {
        "  %11 = broadcast_in_dim(%10) {shape=[4,6,48], broadcast_dimensions=[0,1]} : "
        "f32[4,6,48]\n"
        "  %12 = mul(%8, %11) : f32[4,6,48]\n  return %6, %12\n}"},
+      {"rowwise_keepdim",  // the API's keepdim form: reshape to [..., 1], row ops, broadcast
+       "func @main(%x: f32[4,16,64], %s: f32[], %r: f32[4,16,1]) -> (f32[4,16,64], "
+       "f32[4,16,1], f32[4,16,64]) {\n"
+       "  %0 = reduce_max(%x) {axes=[2]} : f32[4,16]\n"
+       "  %1 = reshape(%0) {new_sizes=[4,16,1]} : f32[4,16,1]\n"
+       "  %2 = broadcast_in_dim(%1) {shape=[4,16,64], broadcast_dimensions=[0,1,2]} : "
+       "f32[4,16,64]\n"
+       "  %3 = sub(%x, %2) : f32[4,16,64]\n  %4 = exp(%3) : f32[4,16,64]\n"
+       "  %5 = reduce_sum(%4) {axes=[2]} : f32[4,16]\n"
+       "  %6 = reshape(%5) {new_sizes=[4,16,1]} : f32[4,16,1]\n"
+       "  %7 = broadcast_in_dim(%s) {shape=[4,16,1], broadcast_dimensions=[]} : f32[4,16,1]\n"
+       "  %8 = div(%6, %7) : f32[4,16,1]\n  %9 = add(%8, %r) : f32[4,16,1]\n"
+       "  %10 = broadcast_in_dim(%9) {shape=[4,16,64], broadcast_dimensions=[0,1,2]} : "
+       "f32[4,16,64]\n"
+       "  %11 = div(%4, %10) : f32[4,16,64]\n"
+       "  %12 = broadcast_in_dim(%r) {shape=[4,16,64], broadcast_dimensions=[0,1,2]} : "
+       "f32[4,16,64]\n"
+       "  %13 = mul(%11, %12) : f32[4,16,64]\n  return %13, %9, %4\n}"},
       {"call",
        "func @f(%x: f32[3]) -> (f32[3]) {\n  %0 = exp(%x) : f32[3]\n  return %0\n}\n\n"
        "func @main(%x: f32[3]) -> (f32[3]) {\n  %0 = call(%x) {callee=@f} : f32[3]\n"
@@ -416,7 +434,9 @@ TEST(CpuBackend, ElementwiseChainsAreFused) {
   for (const Case& c : cases()) {
     if (std::string(c.name).rfind("rowwise_", 0) != 0) continue;
     auto exe = make_backend("cpu")->compile(parse_program(c.text));
-    EXPECT_EQ(exe->plan_stats().fused, std::string(c.name) == "rowwise_partial_tiles" ? 1 : 2)
+    const std::string name = c.name;
+    EXPECT_EQ(exe->plan_stats().fused,
+              name == "rowwise_partial_tiles" || name == "rowwise_keepdim" ? 1 : 2)
         << c.name;
     EXPECT_EQ(exe->plan_stats().fallback, 0) << c.name;
   }

@@ -116,13 +116,18 @@ bool is_reduction(OpCode op) {
 
 // A broadcast_in_dim of a non-scalar the kernel reads directly: 1 when the operand is the
 // leading dims of the result (a value per row), 2 when it is the trailing dims (a bias), else 0.
+// Size-1 operand dims after the leading ones (before the trailing ones) broadcast as if absent:
+// [rows, 1] over [rows, cols] is a value per row (the API's keepdim form).
 int broadcast_kind(const Node& n, const Shape& in) {
   const auto& a = n.attr<BroadcastInDimAttrs>();
   const Shape& out = n.outputs[0].shape;
-  size_t k = in.rank(), r = out.rank();
+  size_t k = in.rank(), r = out.rank(), lead_k = k, first = 0;
+  while (lead_k > 0 && in[lead_k - 1] == 1) --lead_k;
+  while (first < k && in[first] == 1) ++first;
   bool lead = true, trail = true;
-  for (size_t i = 0; i < k; ++i) {
+  for (size_t i = 0; i < lead_k; ++i)
     lead = lead && a.broadcast_dimensions[i] == static_cast<int64_t>(i) && in[i] == out[i];
+  for (size_t i = first; i < k; ++i) {
     trail = trail && a.broadcast_dimensions[i] == static_cast<int64_t>(r - k + i) &&
             in[i] == out[r - k + i];
   }
@@ -130,17 +135,24 @@ int broadcast_kind(const Node& n, const Shape& in) {
 }
 
 // The shape a group's elements range over, and its rows: a rowwise group (one with a reduction
-// over the last axis) also holds values of one element per row, of shape `row`.
+// over the last axis) also holds values of one element per row, of shape `row` or `row_keep`
+// (the same with a trailing 1: a reduction kept as [..., 1], as the API records it).
 struct GroupShape {
-  Shape full, row;
+  Shape full, row, row_keep;
   bool rowwise = false;
   bool can_be_rowwise() const { return full.rank() >= 2 && full[full.rank() - 1] <= kMaxRowLen; }
+  bool is_row(const Shape& s) const { return rowwise && s != full && (s == row || s == row_keep); }
 };
 
 GroupShape group_shape(const Shape& full) {
   GroupShape g;
   g.full = full;
-  if (full.rank() >= 1) g.row = Shape(Dims(full.dims().begin(), full.dims().end() - 1));
+  if (full.rank() >= 1) {
+    Dims d(full.dims().begin(), full.dims().end() - 1);
+    g.row = Shape(d);
+    d.push_back(1);
+    g.row_keep = Shape(d);
+  }
   return g;
 }
 
@@ -152,6 +164,11 @@ enum class Cls : uint8_t { none, full, row };
 // it cannot join. `in_row(v)` says whether operand v is a row-class member of the group.
 template <class InRow>
 Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in_row) {
+  if (n.op == OpCode::reshape) {  // a row value between [rows] and [rows, 1]: the same register
+    return in_row(n.operands[0]) && g.is_row(n.outputs[0].shape) && n.outputs[0].dtype == DType::f32
+               ? Cls::row
+               : Cls::none;
+  }
   FOp op;
   if (!fusible_op(n, op) || n.outputs.size() != 1) return Cls::none;
   if (g.full.numel() < kMinFusedElements) return Cls::none;
@@ -166,7 +183,7 @@ Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in
                : Cls::none;
   }
   Cls cls = out.shape == g.full ? Cls::full : Cls::none;
-  if (out.shape == g.row && g.rowwise && out.shape != g.full) cls = Cls::row;
+  if (g.is_row(out.shape)) cls = Cls::row;
   if (cls == Cls::none) return Cls::none;
   DType want_out = n.op == OpCode::compare ? DType::boolean : DType::f32;
   if (out.dtype != want_out) return Cls::none;
@@ -180,12 +197,13 @@ Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in
       // bias over the trailing dims; nothing else
       if (cls != Cls::full) return Cls::none;
       int kind = broadcast_kind(n, t.shape);
-      if (kind == 0 || (in_row(n.operands[k]) && (kind != 1 || t.shape != g.row))) return Cls::none;
+      if (kind == 0 || (in_row(n.operands[k]) && (kind != 1 || !g.is_row(t.shape))))
+        return Cls::none;
       continue;
     }
     const bool row_operand = in_row(n.operands[k]);
     if (cls == Cls::full && (t.shape != g.full || row_operand)) return Cls::none;
-    if (cls == Cls::row && t.shape != g.row) return Cls::none;
+    if (cls == Cls::row && !g.is_row(t.shape)) return Cls::none;
   }
   return cls;
 }
@@ -319,7 +337,7 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
       if (ref == v) return reg;
     const TensorType& t = f.type(v);
     const bool scalar = t.shape.rank() == 0, pred = t.dtype == DType::boolean;
-    const bool row = !scalar && gs.rowwise && t.shape == gs.row && t.shape != gs.full;
+    const bool row = !scalar && gs.is_row(t.shape);
     FInstr ld{pred ? FOp::load_bool : FOp::load, row, new_reg(row), add_input(v)};
     if (scalar) {
       ld.op = pred ? FOp::scalar_bool : FOp::scalar;
@@ -347,11 +365,14 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
   };
   for (int32_t m : g.members) {
     const Node& n = f.node(m);
+    if (n.op == OpCode::reshape) {  // a row value under another shape: its register
+      reg_of_node[static_cast<size_t>(m)] = reg_for(n.operands[0]);
+      continue;
+    }
     FOp op = FOp::load;
     fusible_op(n, op);
     const TensorType& t0 = f.type(n.operands[0]);
-    const bool out_row =
-        gs.rowwise && n.outputs[0].shape == gs.row && n.outputs[0].shape != gs.full;
+    const bool out_row = gs.is_row(n.outputs[0].shape);
     if (n.op == OpCode::broadcast_in_dim && t0.shape.rank() != 0) {
       const int32_t in_reg = reg_of_node[static_cast<size_t>(n.operands[0].node)];
       if (in_reg >= 0) {  // a row value of the group, over its row
@@ -409,7 +430,7 @@ std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
     out_slots.push_back(slot_base[static_cast<size_t>(m)]);
     k->out_regs.push_back(reg);
     // (by the member's shape: a row value may live in a scalar register)
-    k->out_row.push_back(gs.rowwise && t.shape == gs.row && t.shape != gs.full);
+    k->out_row.push_back(gs.is_row(t.shape));
     k->out_types.push_back(t);
   }
   k->out_of_reg.resize(static_cast<size_t>(k->num_regs), -1);
