@@ -19,12 +19,14 @@ std::atomic<int64_t> g_live_buffers{0};
 std::atomic<int64_t> g_live_bytes{0};
 std::atomic<int64_t> g_peak_bytes{0};
 std::atomic<int64_t> g_total_allocations{0};
+std::atomic<int64_t> g_high_water{0};  // the peak live bytes, never reset
 constexpr size_t kAlign = 64;
+constexpr int64_t kMinAutoLimit = int64_t{256} << 20;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr int64_t kDefaultCacheLimit = 0;
 #else
-constexpr int64_t kDefaultCacheLimit = int64_t{256} << 20;
+constexpr int64_t kDefaultCacheLimit = kBufferCacheAuto;
 #endif
 
 // The cache of freed blocks (buffer.h): (rounded size, block), oldest first. It holds tens of
@@ -53,7 +55,7 @@ class BlockCache {
   void give(void* p, size_t rounded) {
     if (rounded >= kMinBytes) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (static_cast<int64_t>(rounded) <= limit_) {
+      if (static_cast<int64_t>(rounded) <= effective_limit()) {
         blocks_.emplace_back(rounded, p);
         held_ += static_cast<int64_t>(rounded);
         trim();
@@ -64,12 +66,18 @@ class BlockCache {
   }
   void set_limit(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
-    limit_ = std::max<int64_t>(bytes, 0);
+    limit_ = bytes < 0 ? kBufferCacheAuto : bytes;
     trim();
   }
   int64_t limit() {
     std::lock_guard<std::mutex> lock(mu_);
-    return limit_;
+    return effective_limit();
+  }
+  void clear() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [bytes, p] : blocks_) std::free(p);
+    blocks_.clear();
+    held_ = 0;
   }
   int64_t held() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,15 +87,19 @@ class BlockCache {
  private:
   BlockCache() {
     limit_ = kDefaultCacheLimit;
-    if (const char* e = std::getenv("LAZAX_BUFFER_CACHE_BYTES"); e && kDefaultCacheLimit > 0) {
+    if (const char* e = std::getenv("LAZAX_BUFFER_CACHE_BYTES"); e && kDefaultCacheLimit != 0) {
       char* end = nullptr;
       long long v = std::strtoll(e, &end, 10);
       if (end != e && *end == '\0' && v >= 0) limit_ = v;
     }
   }
+  int64_t effective_limit() const {  // under mu_
+    return limit_ == kBufferCacheAuto ? std::max(kMinAutoLimit, g_high_water.load()) : limit_;
+  }
   void trim() {  // under mu_
+    const int64_t limit = effective_limit();
     size_t drop = 0;
-    while (held_ > limit_ && drop < blocks_.size()) {
+    while (held_ > limit && drop < blocks_.size()) {
       held_ -= static_cast<int64_t>(blocks_[drop].first);
       std::free(blocks_[drop].second);
       ++drop;
@@ -112,12 +124,7 @@ MemoryStats memory_stats() {
 
 void set_buffer_cache_limit(int64_t bytes) { BlockCache::get().set_limit(bytes); }
 int64_t buffer_cache_limit() { return BlockCache::get().limit(); }
-void clear_buffer_cache() {
-  BlockCache& c = BlockCache::get();
-  const int64_t limit = c.limit();
-  c.set_limit(0);
-  c.set_limit(limit);
-}
+void clear_buffer_cache() { BlockCache::get().clear(); }
 
 void reset_peak_bytes() { g_peak_bytes.store(g_live_bytes.load()); }
 
@@ -155,6 +162,9 @@ Buffer Buffer::allocate_uninitialized(size_t bytes, Device device, MemoryKind ki
   g_total_allocations.fetch_add(1, std::memory_order_relaxed);
   int64_t peak = g_peak_bytes.load();
   while (live > peak && !g_peak_bytes.compare_exchange_weak(peak, live)) {
+  }
+  int64_t high = g_high_water.load();
+  while (live > high && !g_high_water.compare_exchange_weak(high, live)) {
   }
   Buffer b;
   b.storage_ = std::move(s);

@@ -49,7 +49,6 @@ namespace {
 // what is kept, and clearing frees it all.
 TEST(BufferCacheTest, ReusesFreedBlocksWithinTheLimit) {
   if (buffer_cache_limit() == 0) GTEST_SKIP() << "the cache is off (sanitizer build)";
-  const int64_t limit = buffer_cache_limit();
   clear_buffer_cache();
   const size_t bytes = size_t{1} << 20;
   const void* first = nullptr;
@@ -80,7 +79,31 @@ TEST(BufferCacheTest, ReusesFreedBlocksWithinTheLimit) {
   EXPECT_EQ(memory_stats().cached_bytes, 0);
   { Buffer c = Buffer::allocate_uninitialized(bytes); }
   EXPECT_EQ(memory_stats().cached_bytes, 0);
-  set_buffer_cache_limit(limit);
+  set_buffer_cache_limit(kBufferCacheAuto);
+}
+
+// The automatic limit grows with the most bytes live at once: a block larger than the 256 MiB
+// floor is kept once the process has held that much (a training step's replaced state).
+TEST(BufferCacheTest, TheAutomaticLimitFollowsThePeak) {
+  if (buffer_cache_limit() == 0) GTEST_SKIP() << "the cache is off (sanitizer build)";
+  set_buffer_cache_limit(kBufferCacheAuto);
+  clear_buffer_cache();
+  const size_t big = size_t{300} << 20;  // never touched: no pages are faulted in
+  const void* first = nullptr;
+  {
+    Buffer b = Buffer::allocate_uninitialized(big);
+    first = b.data();
+  }
+  EXPECT_GE(buffer_cache_limit(), static_cast<int64_t>(big));
+  EXPECT_EQ(memory_stats().cached_bytes, static_cast<int64_t>(big));
+  {
+    Buffer again = Buffer::allocate_uninitialized(big);
+    EXPECT_EQ(again.data(), first);
+  }
+  set_buffer_cache_limit(int64_t{256} << 20);  // a fixed limit below the block frees it
+  EXPECT_EQ(memory_stats().cached_bytes, 0);
+  set_buffer_cache_limit(kBufferCacheAuto);
+  clear_buffer_cache();
 }
 
 }  // namespace

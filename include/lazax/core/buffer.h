@@ -22,12 +22,16 @@ void reset_peak_bytes();
 // Freed buffers of 256 KiB and more are kept, up to a limit, for the next allocation of the same
 // size (as MLX's buffer cache and PyTorch's caching allocators do): a large block from malloc is
 // fresh pages from the kernel each time, and faulting them in costs more than the kernels that
-// fill them. The oldest blocks are freed first when the limit is passed. The limit is
-// LAZAX_BUFFER_CACHE_BYTES (default 256 MiB); 0 turns the cache off, as do the sanitizer builds
-// (so that a use after free stays visible).
-void set_buffer_cache_limit(int64_t bytes);  // frees what is above the new limit
-int64_t buffer_cache_limit();
-void clear_buffer_cache();  // frees every cached block
+// fill them. The oldest blocks are freed first when the limit is passed. By default the limit
+// follows the process: the most bytes it has had live at once, and at least 256 MiB, so a
+// training loop that replaces its weights and optimizer state each step reuses the last step's
+// blocks; what is cached was live before, so the footprint stays under twice the peak. A
+// failed allocation frees the cache and tries again. LAZAX_BUFFER_CACHE_BYTES sets a fixed
+// limit; 0 turns the cache off, as do the sanitizer builds (so a use after free stays visible).
+constexpr int64_t kBufferCacheAuto = -1;
+void set_buffer_cache_limit(int64_t bytes);  // frees what is above it; kBufferCacheAuto: default
+int64_t buffer_cache_limit();                // in bytes (the automatic limit's current value)
+void clear_buffer_cache();                   // frees every cached block
 
 class Buffer {
  public:
