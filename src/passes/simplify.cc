@@ -84,13 +84,20 @@ std::optional<ValueRef> simplify_arith(const Builder& b, const Node& n,
 FunctionPtr simplify(const FunctionPtr& f) {
   detail::Rebuild r(f);
   Builder& b = r.builder();
+  std::vector<int32_t> readers(f->nodes().size(), 0);  // reads of each node, results too
+  for (const Node& n : f->nodes())
+    for (ValueRef v : n.operands) ++readers[static_cast<size_t>(v.node)];
+  for (ValueRef v : f->results()) ++readers[static_cast<size_t>(v.node)];
+  std::vector<bool> sole;
   for (size_t i = static_cast<size_t>(f->num_params()); i < f->nodes().size(); ++i) {
     const Node& n = f->nodes()[i];
     Attrs attrs = n.attrs;
     if (has_flag(n.op, kHasBodies) && detail::map_bodies(attrs, simplify)) r.changed = true;
     std::vector<ValueRef> ops = r.mapped_operands(n);
+    sole.clear();
+    for (ValueRef v : n.operands) sole.push_back(readers[static_cast<size_t>(v.node)] == 1);
     std::optional<ValueRef> v = simplify_arith(b, n, ops);
-    if (!v) v = detail::simplify_layout(b, n, ops);
+    if (!v) v = detail::simplify_layout(b, n, ops, sole);
     if (v) {
       r.set(static_cast<int32_t>(i), {*v});
       r.changed = true;

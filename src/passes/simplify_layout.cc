@@ -5,10 +5,29 @@
 namespace lazax::passes::detail {
 namespace {
 
-std::optional<ValueRef> transpose(Builder& b, const Node& n, ValueRef x) {
+// transpose(dot_general(l, r)) that swaps the lhs and rhs free dims (batch dims in place) is
+// dot_general(r, l): the GEMM writes the transposed result itself.
+std::optional<ValueRef> transposed_dot(Builder& b, const Node& n, const Node& dot) {
+  const auto& at = dot.attr<DotGeneralAttrs>();
+  const auto nb = static_cast<int64_t>(at.lhs_batch.size());
+  const auto nl = static_cast<int64_t>(b.type(dot.operands[0]).shape.rank()) - nb -
+                  static_cast<int64_t>(at.lhs_contracting.size());
+  const IntList& p = n.attr<TransposeAttrs>().permutation;
+  const auto nr = static_cast<int64_t>(p.size()) - nb - nl;
+  IntList want;
+  for (int64_t i = 0; i < nb; ++i) want.push_back(i);
+  for (int64_t i = 0; i < nr; ++i) want.push_back(nb + nl + i);
+  for (int64_t i = 0; i < nl; ++i) want.push_back(nb + i);
+  if (p != want) return std::nullopt;
+  DotGeneralAttrs swapped{at.rhs_batch, at.lhs_batch, at.rhs_contracting, at.lhs_contracting};
+  return b.add(OpCode::dot_general, {dot.operands[1], dot.operands[0]}, swapped, n.debug);
+}
+
+std::optional<ValueRef> transpose(Builder& b, const Node& n, ValueRef x, bool sole_reader) {
   const IntList& p = n.attr<TransposeAttrs>().permutation;
   if (is_iota(p)) return x;
   const Node& a = b.node(x.node);
+  if (a.op == OpCode::dot_general && sole_reader) return transposed_dot(b, n, a);
   if (a.op != OpCode::transpose) return std::nullopt;
   // Result dim i = a's dim p[i] = a's operand's dim q[p[i]].
   const IntList& q = a.attr<TransposeAttrs>().permutation;
@@ -74,11 +93,11 @@ std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRe
 
 }  // namespace
 
-std::optional<ValueRef> simplify_layout(Builder& b, const Node& n,
-                                        const std::vector<ValueRef>& ops) {
+std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops,
+                                        const std::vector<bool>& sole_reader) {
   switch (n.op) {
     case OpCode::transpose:
-      return transpose(b, n, ops[0]);
+      return transpose(b, n, ops[0], sole_reader[0]);
     case OpCode::reshape:
       return reshape(b, n, ops[0]);
     case OpCode::broadcast_in_dim:

@@ -131,5 +131,36 @@ func @main(%a: f32[3,2,4], %b: f32[2]) -> (f32[4,3]) {
   EXPECT_EQ(count(*g, OpCode::transpose), 1) << "folding would turn the result into [3,4]";
 }
 
+// A transpose that swaps a dot_general's free dims (the weight gradient of a linear layer) is
+// the dot with its operands swapped, when nothing else reads the dot.
+TEST(Simplify, TransposedDotGeneralSwapsItsOperands) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[6,3], %y: f32[6,4], %a: f32[2,3,4], %b: f32[2,4,5]) -> (f32[4,3], f32[2,5,3]) {
+  %0 = dot_general(%x, %y) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[0], rhs_contracting=[0]} : f32[3,4]
+  %1 = transpose(%0) {permutation=[1, 0]} : f32[4,3]
+  %2 = dot_general(%a, %b) {lhs_batch=[0], rhs_batch=[0],
+      lhs_contracting=[2], rhs_contracting=[1]} : f32[2,3,5]
+  %3 = transpose(%2) {permutation=[0, 2, 1]} : f32[2,5,3]
+  return %1, %3
+})");
+  EXPECT_EQ(count(*g, OpCode::transpose), 0) << print_program(*g);
+  EXPECT_EQ(count(*g, OpCode::dot_general), 2);
+  const Node& d = g->node(g->results()[0].node);
+  EXPECT_EQ(d.operands[0], (ValueRef{1, 0})) << "y first";
+}
+
+TEST(Simplify, TransposedDotGeneralReadElsewhereStays) {
+  FunctionPtr g = simplified(R"(
+func @main(%x: f32[6,3], %y: f32[6,4]) -> (f32[4,3], f32[3,4]) {
+  %0 = dot_general(%x, %y) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[0], rhs_contracting=[0]} : f32[3,4]
+  %1 = transpose(%0) {permutation=[1, 0]} : f32[4,3]
+  return %1, %0
+})");
+  EXPECT_EQ(count(*g, OpCode::transpose), 1) << "one GEMM and a copy, not two GEMMs";
+  EXPECT_EQ(count(*g, OpCode::dot_general), 1);
+}
+
 }  // namespace
 }  // namespace lazax
