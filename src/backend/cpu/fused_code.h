@@ -7,6 +7,7 @@
 // rows, so a reduction and the ops that read its result run on values still in cache.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "plan.h"
@@ -77,6 +78,10 @@ struct FusedKernel : StepState {
   std::vector<TensorType> out_types;
   std::vector<char> in_full;       // per input: read by full-register f32 loads only
   std::vector<int32_t> out_donor;  // per output: the input whose buffer it may take, or -1
+  [[nodiscard]] std::string describe() const override {
+    return " (" + std::to_string(code.size()) + " ops, " + std::to_string(in_full.size()) +
+           " in, " + std::to_string(out_types.size()) + " out)";
+  }
 };
 
 // The elements [i0, i0 + n) of the group's shape; rowwise, also its rows [r0, r0 + nr).

@@ -103,6 +103,11 @@ struct Gemm : StepState {
   size_t elem = 4;
   memory::desc a_md, b_md, c_md;
   dnnl::matmul prim;
+  [[nodiscard]] std::string describe() const override {
+    return copy_a || copy_b
+               ? std::string(" (copies") + (copy_a ? " lhs" : "") + (copy_b ? " rhs" : "") + ")"
+               : std::string();
+  }
 };
 
 memory::desc desc_of(const View& v, memory::data_type dt) {

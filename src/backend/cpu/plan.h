@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "lazax/backend/backend.h"
@@ -24,6 +25,8 @@ using StepFn = void (*)(const Step& step, Frame& frame);
 // Compile-time state a kernel keeps (a oneDNN primitive, a fused kernel's program, sub-plans).
 struct StepState {
   virtual ~StepState() = default;
+  // What the profile's ops mode (LAZAX_CPU_PROFILE=ops) adds to the kernel's op and types.
+  [[nodiscard]] virtual std::string describe() const { return {}; }
 };
 
 struct Step {

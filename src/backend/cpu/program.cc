@@ -57,10 +57,11 @@ namespace {
 
 // LAZAX_CPU_PROFILE=1: time spent per kernel kind (gemm, fused, reduce, layout, the op of each
 // fallback; control flow counts its bodies' steps, not itself), printed to stderr at exit.
+// LAZAX_CPU_PROFILE=ops splits each kind by op and result type (the layout op, the gemm's shape).
 class Profile {
  public:
   static Profile* get() {
-    static Profile* p = std::getenv("LAZAX_CPU_PROFILE") ? new Profile() : nullptr;
+    static Profile* p = make();
     return p;
   }
   void add(const Step& s, double seconds) {
@@ -70,6 +71,11 @@ class Profile {
                       : s.fn == &run_layout ? "layout"
                       : s.fn == &run_reduce ? "reduce"
                                             : "fused";
+    if (by_op_) {
+      key += " " + std::string(op_name(s.node->op));
+      for (const TensorType& t : s.node->outputs) key += " " + t.str();
+      if (s.state) key += s.state->describe();
+    }
     std::lock_guard<std::mutex> lock(mu_);
     auto& [t, n] = table_[key];
     t += seconds;
@@ -78,6 +84,13 @@ class Profile {
   ~Profile() = default;
 
  private:
+  static Profile* make() {
+    const char* v = std::getenv("LAZAX_CPU_PROFILE");
+    if (!v) return nullptr;
+    auto* p = new Profile();  // NOLINT(cppcoreguidelines-owning-memory): lives to the exit
+    p->by_op_ = std::string(v) == "ops";
+    return p;
+  }
   Profile() {
     std::atexit([] {
       Profile* p = get();
@@ -95,6 +108,7 @@ class Profile {
   }
   std::mutex mu_;
   std::map<std::string, std::pair<double, int64_t>> table_;
+  bool by_op_ = false;
 };
 
 }  // namespace
