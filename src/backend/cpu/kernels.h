@@ -1,8 +1,8 @@
 // The cpu backend's kernels, each chosen at compile time for one node (select_kernel) and run as
 // a Step. Families: gemm.cc (dot_general through oneDNN), fused.cc (elementwise chains),
-// layout.cc (broadcast_in_dim, transpose, slice, concatenate, pad), reduce.cc (f32 reductions),
-// control.cc (call, cond, while, scan running their bodies' Programs); every other node runs the
-// reference interpreter's kernel (run_fallback).
+// layout.cc (broadcast_in_dim, transpose, slice, concatenate, pad), indexing.cc (row gathers and
+// scatters), reduce.cc (f32 reductions), control.cc (call, cond, while, scan running their
+// bodies' Programs); every other node runs the reference interpreter's kernel (run_fallback).
 #pragma once
 #include <functional>
 #include <memory>
@@ -26,6 +26,11 @@ void run_gemm(const Step& step, Frame& frame);
 // edges (any dtype) as strided copies; null for what the interpreter's kernel keeps.
 std::shared_ptr<StepState> plan_layout(const Node& node, std::span<const TensorType> in);
 void run_layout(const Step& step, Frame& frame);
+
+// gather and scatter_add of whole rows of an f32 [N, row...] operand (an embedding and its
+// gradient); null for any other gather or scatter.
+std::shared_ptr<StepState> plan_indexing(const Node& node, std::span<const TensorType> in);
+void run_indexing(const Step& step, Frame& frame);
 
 // reduce_sum / reduce_max / reduce_min of f32 over one block of adjacent axes.
 std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorType> in);

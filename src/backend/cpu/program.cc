@@ -66,11 +66,12 @@ class Profile {
   }
   void add(const Step& s, double seconds) {
     if (has_flag(s.node->op, kHasBodies)) return;
-    std::string key = s.fn == &run_fallback ? "fallback:" + std::string(op_name(s.node->op))
-                      : s.fn == &run_gemm   ? "gemm"
-                      : s.fn == &run_layout ? "layout"
-                      : s.fn == &run_reduce ? "reduce"
-                                            : "fused";
+    std::string key = s.fn == &run_fallback   ? "fallback:" + std::string(op_name(s.node->op))
+                      : s.fn == &run_gemm     ? "gemm"
+                      : s.fn == &run_layout   ? "layout"
+                      : s.fn == &run_indexing ? "indexing"
+                      : s.fn == &run_reduce   ? "reduce"
+                                              : "fused";
     if (by_op_) {
       key += " " + std::string(op_name(s.node->op));
       for (const TensorType& t : s.node->outputs) key += " " + t.str();
@@ -284,6 +285,13 @@ class Compiler {
     if (s.state) {
       s.fn = &run_layout;
       return;
+    }
+    if (node.op == OpCode::gather || node.op == OpCode::scatter_add) {
+      s.state = plan_indexing(node, in);
+      if (s.state) {
+        s.fn = &run_indexing;
+        return;
+      }
     }
     s.state = plan_reduce(node, in);
     if (s.state) {
