@@ -104,6 +104,27 @@ const std::vector<Case>& cases() {
        "slice_sizes=[1, 4], mode=clip} : f32[3,4]\n"
        "  %1 = scatter_add(%t, %i, %u) {update_window_dims=[1], inserted_window_dims=[0], "
        "scatter_dims_to_operand_dims=[0], mode=clip} : f32[6,4]\n  return %0, %1\n}"},
+      {"row_gather_scatter",  // indexing.cc: rows picked / added; out of bounds filled, dropped
+       "func @main(%t: f32[6,3,4], %i: i64[2,5,1], %u: f32[2,5,3,4], %j: u8[7,1], %v: f32[6,4], "
+       "%w: f32[7,4]) -> (f32[2,5,3,4], f32[6,3,4], f32[7,4], f32[6,4], f32[6,3,4]) {\n"
+       "  %0 = gather(%t, %i) {offset_dims=[2, 3], collapsed_slice_dims=[0], "
+       "start_index_map=[0], slice_sizes=[1, 3, 4], mode=fill} : f32[2,5,3,4]\n"
+       "  %1 = scatter_add(%t, %i, %u) {update_window_dims=[2, 3], inserted_window_dims=[0], "
+       "scatter_dims_to_operand_dims=[0], mode=fill} : f32[6,3,4]\n"
+       "  %2 = gather(%v, %j) {offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0], "
+       "slice_sizes=[1, 4], mode=clip} : f32[7,4]\n"
+       "  %3 = scatter_add(%v, %j, %w) {update_window_dims=[1], inserted_window_dims=[0], "
+       "scatter_dims_to_operand_dims=[0], mode=clip} : f32[6,4]\n"
+       "  %4 = scatter_add(%t, %i, %u) {update_window_dims=[2, 3], inserted_window_dims=[0], "
+       "scatter_dims_to_operand_dims=[0], mode=clip} : f32[6,3,4]\n"
+       "  return %0, %1, %2, %3, %4\n}"},
+      {"row_gather_scatter_large",  // split over threads: by index (gather), by columns (scatter)
+       "func @main(%t: f32[300,520], %i: i32[200,1], %u: f32[200,520]) -> (f32[200,520], "
+       "f32[300,520]) {\n"
+       "  %0 = gather(%t, %i) {offset_dims=[1], collapsed_slice_dims=[0], start_index_map=[0], "
+       "slice_sizes=[1, 520], mode=fill} : f32[200,520]\n"
+       "  %1 = scatter_add(%t, %i, %u) {update_window_dims=[1], inserted_window_dims=[0], "
+       "scatter_dims_to_operand_dims=[0], mode=fill} : f32[300,520]\n  return %0, %1\n}"},
       {"reduce",
        "func @main(%a: f32[4,6]) -> (f32[4], f32[6], f32[4], f32[], i64[4], f32[4,6]) {\n"
        "  %0 = reduce_sum(%a) {axes=[1]} : f32[4]\n  %1 = reduce_max(%a) {axes=[0]} : f32[6]\n"
@@ -442,6 +463,24 @@ TEST(CpuBackend, ElementwiseChainsAreFused) {
   }
 }
 
+// Gathers and scatters of whole rows (an embedding and its gradient) have their own kernel,
+// exact against the reference (each row's sums in the same order).
+TEST(CpuBackend, RowGathersAndScattersHaveTheirKernel) {
+  for (const Case& c : cases()) {
+    const std::string name = c.name;
+    if (name.rfind("row_gather_scatter", 0) != 0 && name != "gather_scatter") continue;
+    FunctionPtr f = parse_program(c.text);
+    auto exe = make_backend("cpu")->compile(f);
+    EXPECT_EQ(exe->plan_stats().fallback, 0) << name;
+    std::mt19937 rng(7);
+    std::vector<Literal> args;
+    for (const TensorType& t : f->param_types()) args.push_back(random_literal(t, rng));
+    auto want = make_backend("reference")->compile(f)->run(args);
+    auto got = exe->run(args);
+    for (size_t r = 0; r < want.size(); ++r) expect_same_values(got[r], want[r], r);
+  }
+}
+
 // The fused relu keeps what the reference keeps, bit for bit: NaN, -0.0, +0 for negatives.
 TEST(CpuBackend, FusedReluMatchesTheReferenceOnSpecials) {
   auto f = parse_program(
@@ -563,6 +602,39 @@ TEST(CpuBackend, LayoutOpsAreStridedCopies) {
 
 // The fused exp, tanh and logistic (Highway's SIMD math, vmath.h) keep libm's special cases
 // (NaN, +-inf, overflow to +inf, underflow to 0) and stay within a few ulp elsewhere.
+// sin and cos inside a fused kernel (the rotary tables): Highway's within its valid range
+// (|x| <= 39000), libm's beyond it and for inf and NaN.
+TEST(CpuBackend, FusedSinCosMatchTheReference) {
+  auto f = parse_program(
+      "func @main(%x: f32[4096]) -> (f32[4096], f32[4096]) {\n"
+      "  %0 = sin(%x) : f32[4096]\n  %1 = cos(%x) : f32[4096]\n  return %0, %1\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fused, 1);
+  EXPECT_EQ(exe->plan_stats().fallback, 0);
+  const float specials[] = {0.0f,     -0.0f,   NAN,      INFINITY, -INFINITY, 1e-40f,
+                            3.14159f, 1.5708f, 39000.0f, 39001.0f, -50000.0f, 1e6f,
+                            1e30f,    -1e-30f, 255.0f,   6.2832f};
+  const int64_t num_specials = sizeof specials / sizeof specials[0];
+  Literal x = Literal::zeros({DType::f32, Shape{4096}});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> near(-300.0f, 300.0f), far(-39000.0f, 39000.0f);
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data<float>()[i] = i < num_specials ? specials[i] : (i % 2 ? near(rng) : far(rng));
+  std::vector<Literal> args{x};
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe->run(args);
+  EXPECT_EQ(got[1].data<float>()[0], 1.0f) << "cos(0) is exactly 1, as libm's";
+  EXPECT_EQ(got[0].data<float>()[5], 1e-40f) << "sin(x) of a tiny x is x";
+  for (size_t r = 0; r < 2; ++r) {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      float g = got[r].data<float>()[i], w = want[r].data<float>()[i];
+      bool ok = std::isnan(w) ? std::isnan(g) : std::fabs(g - w) <= 4e-7f * std::fabs(w) + 1e-7f;
+      EXPECT_TRUE(ok) << "result " << r << " at x = " << x.data<float>()[i] << ": cpu " << g
+                      << ", reference " << w;
+    }
+  }
+}
+
 TEST(CpuBackend, FusedTranscendentalsMatchTheReference) {
   auto f = parse_program(
       "func @main(%x: f32[4096]) -> (f32[4096], f32[4096], f32[4096]) {\n"

@@ -68,6 +68,12 @@ bool fusible_op(const Node& n, FOp& op) {
     case OpCode::erf:
       op = FOp::erf;
       return true;
+    case OpCode::sin:
+      op = FOp::sin;
+      return true;
+    case OpCode::cos:
+      op = FOp::cos;
+      return true;
     case OpCode::select:
       op = FOp::select;
       return true;

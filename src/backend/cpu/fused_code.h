@@ -41,6 +41,8 @@ enum class FOp : uint8_t {
   sqrt,
   rsqrt,
   erf,
+  sin,
+  cos,
   lt,
   le,
   gt,

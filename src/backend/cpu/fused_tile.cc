@@ -304,6 +304,12 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
       case FOp::erf:
         for (int64_t i = 0; i < m; ++i) d[i] = std::erf(a[i]);
         break;
+      case FOp::sin:
+        vsin(a, d, m);
+        break;
+      case FOp::cos:
+        vcos(a, d, m);
+        break;
       case FOp::sqrt:
         Map1(a, d, m, [](DF, VF x) { return hn::Sqrt(x); });
         break;
