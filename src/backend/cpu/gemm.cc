@@ -4,7 +4,10 @@
 // one strided dim (a transposed operand does), oneDNN reads the operand in place through
 // strides; otherwise the operand is first copied into that order. The result dims of dot_general
 // are [batch..., lhs free..., rhs free...], which is oneDNN's contiguous [B, M, N]. The primitive
-// for the node's shapes is made once, at compile time.
+// for the node's shapes is made once, at compile time. An unbatched f32 GEMM whose operands each
+// have a unit stride calls oneDNN's sgemm instead (10-20% faster on the decoder's shapes).
+#include <oneapi/dnnl/dnnl.h>
+
 #include <algorithm>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -100,6 +103,10 @@ void copy_canonical(const void* src, void* dst, size_t elem, const View& v) {
 struct Gemm : StepState {
   View a, b;
   bool copy_a = false, copy_b = false;
+  // One f32 GEMM whose operands each have a unit stride: oneDNN's sgemm (PERFORMANCE.md).
+  bool sgemm = false;
+  char ta = 'N', tb = 'N';
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0;
   size_t elem = 4;
   memory::desc a_md, b_md, c_md;
   dnnl::matmul prim;
@@ -127,6 +134,30 @@ bool make_primitive(Gemm& g, memory::data_type dt, int64_t n) {
   } catch (const dnnl::error&) {
     return false;
   }
+}
+
+// Row-major sgemm of [M, K] x [K, N] from the views' strides, when each operand has a unit
+// stride in one of its dims (any other leading dimension); false otherwise.
+bool plan_sgemm(Gemm& g) {
+  auto layout = [](const View& v, char& trans, int64_t& ld) {
+    if (v.s[2] == 1 && v.s[1] >= std::max<int64_t>(v.d[2], 1)) {
+      trans = 'N';
+      ld = v.s[1];
+      return true;
+    }
+    if (v.s[1] == 1 && v.s[2] >= std::max<int64_t>(v.d[1], 1)) {
+      trans = 'T';
+      ld = v.s[2];
+      return true;
+    }
+    return false;
+  };
+  if (!layout(g.a, g.ta, g.lda) || !layout(g.b, g.tb, g.ldb)) return false;
+  g.m = g.a.d[1];
+  g.k = g.a.d[2];
+  g.n = g.b.d[2];
+  g.sgemm = true;
+  return true;
 }
 
 }  // namespace
@@ -164,6 +195,7 @@ std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorTyp
   g->copy_b = !g->b.merged;
   if (g->copy_a) contiguous(g->a);
   if (g->copy_b) contiguous(g->b);
+  if (dt == DType::f32 && g->a.d[0] == 1 && plan_sgemm(*g)) return g;
   if (make_primitive(*g, mdt, n)) return g;
   g->copy_a = g->copy_b = true;
   contiguous(g->a);
@@ -190,6 +222,15 @@ void run_gemm(const Step& step, Frame& frame) {
     tb = Buffer::allocate_uninitialized(rhs.type.bytes());
     copy_canonical(b, tb.data(), g.elem, g.b);
     b = tb.data();
+  }
+  if (g.sgemm) {
+    const dnnl_status_t st =
+        dnnl_sgemm(g.ta, g.tb, g.m, g.n, g.k, 1.0f, static_cast<const float*>(a), g.lda,
+                   static_cast<const float*>(b), g.ldb, 0.0f, out.data<float>(), g.n);
+    if (st != dnnl_success)
+      throw Error("[cpu] dot_general: oneDNN's sgemm failed (status " + std::to_string(st) + ")");
+    frame[static_cast<size_t>(step.out[0])] = std::move(out);
+    return;
   }
   dnnl::engine& e = engine();
   memory am(g.a_md, e, const_cast<void*>(a));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
