@@ -600,8 +600,6 @@ TEST(CpuBackend, LayoutOpsAreStridedCopies) {
   }
 }
 
-// The fused exp, tanh and logistic (Highway's SIMD math, vmath.h) keep libm's special cases
-// (NaN, +-inf, overflow to +inf, underflow to 0) and stay within a few ulp elsewhere.
 // sin and cos inside a fused kernel (the rotary tables): Highway's within its valid range
 // (|x| <= 39000), libm's beyond it and for inf and NaN.
 TEST(CpuBackend, FusedSinCosMatchTheReference) {
@@ -635,6 +633,8 @@ TEST(CpuBackend, FusedSinCosMatchTheReference) {
   }
 }
 
+// The fused exp, tanh and logistic (Highway's SIMD math, vmath.h) keep libm's special cases
+// (NaN, +-inf, overflow to +inf, underflow to 0) and stay within a few ulp elsewhere.
 TEST(CpuBackend, FusedTranscendentalsMatchTheReference) {
   auto f = parse_program(
       "func @main(%x: f32[4096]) -> (f32[4096], f32[4096], f32[4096]) {\n"
