@@ -91,7 +91,7 @@ case "${1:-}" in
     seed=${LAZAX_SHUFFLE_SEED:-$((RANDOM % 99999 + 1))}
     echo "[lazax.sh] each test binary twice, shuffled (seed $seed; LAZAX_SHUFFLE_SEED repeats it)"
     failed=()
-    for t in core ir io passes runtime trace autodiff api pure nn optim; do
+    for t in core ir interp io passes runtime trace autodiff api pure nn optim; do
       ./build/tests/test_$t --gtest_shuffle --gtest_random_seed="$seed" --gtest_repeat=2 \
         --gtest_brief=1 > build/shuffle-$t.log 2>&1 || { tail -40 build/shuffle-$t.log; failed+=("$t"); }
     done
@@ -102,7 +102,7 @@ case "${1:-}" in
     fi
     echo "[lazax.sh] core tests under AddressSanitizer + UndefinedBehaviorSanitizer"
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=ON
-    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|io|passes")
+    (cd build-asan && ctest --output-on-failure -j "$JOBS" -L "core|ir|interp|io|passes")
     echo "[lazax.sh] libFuzzer: the IR parser and the safetensors reader, ${LAZAX_FUZZ_SECONDS:-30} s"
     if ! tests/fuzz/run_fuzz.sh "${LAZAX_FUZZ_SECONDS:-30}" > build-fuzz.log 2>&1; then
       tail -40 build-fuzz.log

@@ -5,7 +5,7 @@
 # separate project built against the installed package (./lazax.sh test builds and runs it).
 include(CMakePackageConfigHelpers)
 
-set(LAZAX_LAYERS core ir io passes trace backend runtime api autodiff nn optim)
+set(LAZAX_LAYERS core ir interp io passes trace backend runtime api autodiff nn optim)
 set(lazax_libraries)
 foreach(layer ${LAZAX_LAYERS})
   list(APPEND lazax_libraries lazax_${layer})

@@ -5,7 +5,7 @@
 #include "lazax/backend/backend.h"
 #include "lazax/core/error.h"
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 #include "null_backend.h"
 
 namespace lazax {

@@ -1,6 +1,6 @@
 // Constant folding: a node whose operands are all constants is evaluated by the reference
 // interpreter (so the folded value is exactly what the program computed) when it is small.
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 #include "lazax/passes/passes.h"
 #include "rebuild.h"
 

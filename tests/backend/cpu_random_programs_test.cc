@@ -7,7 +7,7 @@
 #include <string>
 
 #include "lazax/backend/backend.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 #include "lazax/ir/printer.h"
 #include "random_program.h"
 

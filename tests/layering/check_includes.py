@@ -10,10 +10,11 @@ import sys
 ALLOWED = {
     "core": {"core"},
     "ir": {"core", "ir"},
+    "interp": {"core", "ir", "interp"},
     "io": {"core", "ir", "io"},
-    "passes": {"core", "ir", "passes"},
+    "passes": {"core", "ir", "interp", "passes"},
     "trace": {"core", "ir", "trace"},
-    "backend": {"core", "ir", "passes", "backend"},
+    "backend": {"core", "ir", "interp", "passes", "backend"},
     "runtime": {"core", "ir", "trace", "passes", "backend", "runtime"},
     "api": {"core", "ir", "trace", "passes", "backend", "runtime", "api"},
     "autodiff": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff"},

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 #include "lazax/ir/printer.h"
 #include "lazax/passes/passes.h"
 #include "random_program.h"

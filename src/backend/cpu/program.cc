@@ -10,7 +10,7 @@
 #include "fused.h"
 #include "kernels.h"
 #include "lazax/core/error.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 #include "lazax/ir/printer.h"
 
 namespace lazax::cpu {

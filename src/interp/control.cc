@@ -8,7 +8,7 @@
 
 #include "kernels.h"
 #include "lazax/core/error.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 namespace lazax::interp {
 namespace {

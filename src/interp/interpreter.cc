@@ -1,5 +1,5 @@
 // The interpreter's loop: one slot per node output, nodes run in order.
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 #include <array>
 #include <string>

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 using namespace lazax;
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 using namespace lazax;
 

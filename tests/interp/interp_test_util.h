@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 namespace lazax::interp_test {
 

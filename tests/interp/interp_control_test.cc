@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lazax/ir/builder.h"
-#include "lazax/ir/interpreter.h"
+#include "lazax/interp/interpreter.h"
 
 using namespace lazax;
 
