@@ -212,7 +212,7 @@ void run_kernels_bench(const KernelsBenchOptions& options) {
   const bool json = options.json, peers = options.peers;
   const int reps = options.reps, decoder_steps = options.decoder_steps;
   g_cpu_time = options.cpu_time;
-  make_backend("cpu");  // sizes the thread pool (LAZAX_NUM_THREADS) before it is read
+  Context::get();  // sizes the thread pool (Options::num_threads) before it is read
   nlohmann::json j;
   j["threads"] = omp_get_max_threads();
   j["clock"] = g_cpu_time ? "process cpu time" : "wall";

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lazax/backend/backend.h"
+#include "lazax/runtime/context.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
 
@@ -30,7 +31,7 @@ struct RunRequest {
   std::string program_path;
   std::vector<std::string> input_paths;
   std::string out_dir;
-  std::string backend = default_backend_name();
+  std::string backend = Context::get().options().backend;
   bool grad = false;  // also write DIR/grad<i>.npy (program_gradients)
   // With tangents (one .npy per parameter, of its type): also write DIR/tangent<i>.npy
   // (program_jvp).

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lazax/core/error.h"
+#include "lazax/runtime/context.h"
 
 namespace {
 
@@ -44,6 +45,12 @@ int usage_error(const CLI::App& app, const std::string& message) {
 }
 
 int run_main(int argc, char** argv) {
+  try {
+    lazax::Context::get();  // reads the LAZAX_* options (the flags' defaults read them)
+  } catch (const lazax::Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
   CLI::App app("lazax: the command-line tool of a lazy-tensor library.", "lazax");
   app.require_subcommand(1);
   // A flag given twice takes its last value (before the subcommands copy the defaults).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lazax/backend/backend.h"
+#include "lazax/runtime/context.h"
 #include "lazax/nn/llama.h"
 
 namespace lazax::cli {
@@ -30,7 +31,7 @@ struct TrainOptions {
   double clip = 1.0;
   int64_t eval_every = 0;  // 0: at the end only
   int64_t threads = 0;
-  std::string backend = default_backend_name();
+  std::string backend = Context::get().options().backend;
   int64_t sample_tokens = 200;  // sampled at the end (0: none)
   std::string sample_prompt = "Q: ";
   bool quiet = false;   // no metrics report (tests)

@@ -93,7 +93,7 @@ void add_train_command(CLI::App& app) {
 
 void add_sample_command(CLI::App& app) {
   struct SampleOptions {
-    std::string checkpoint, prompt = "Q: ", backend = default_backend_name();
+    std::string checkpoint, prompt = "Q: ", backend = Context::get().options().backend;
     int64_t tokens = 200;
     double temperature = 0.8;
     uint64_t seed = 0;

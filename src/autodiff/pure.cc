@@ -23,10 +23,7 @@ metrics::Counter& c_calls = metrics::counter("PureCalls");
 
 bool capture_rebound(const Tensor& capture) { return capture.impl()->rebound_away; }
 
-bool check_pure_env() {
-  const char* v = std::getenv("LAZAX_CHECK_PURE");
-  return v && std::string(v) != "0";
-}
+bool check_pure_default() { return Context::get().options().check_pure; }
 
 std::vector<Tensor> undefined_like(const std::vector<Tensor>& xs) {
   return std::vector<Tensor>(xs.size());

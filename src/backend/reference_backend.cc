@@ -1,12 +1,8 @@
 // The reference backend: an Executable that runs the reference interpreter.
-#include <cstdlib>
+#include "reference_backend.h"
 
-#include "cpu/cpu_backend.h"
-#include "lazax/backend/backend.h"
-#include "lazax/core/error.h"
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
-#include "null_backend.h"
+#include "lazax/ir/builder.h"
 
 namespace lazax {
 namespace {
@@ -34,26 +30,6 @@ class ReferenceBackend : public Backend {
 
 }  // namespace
 
-std::vector<std::string> backend_names() { return {"cpu", "reference"}; }
-
-std::string default_backend_name() {
-  const char* env = std::getenv("LAZAX_BACKEND");
-  if (!env || !*env) return "cpu";
-  std::string name = env;
-  for (const auto& n : backend_names())
-    if (n == name) return name;
-  if (name == "null") return name;
-  throw ValueError("[backend] LAZAX_BACKEND='" + name + "' is not a backend; set it to one of " +
-                   "cpu, reference (or unset it for cpu)");
-}
-
-std::unique_ptr<Backend> make_backend(const std::string& name) {
-  if (name == "cpu") return make_cpu_backend();
-  if (name == "reference") return std::make_unique<ReferenceBackend>();
-  if (name == "null") return make_null_backend();  // host-cost measurements only
-  std::string all;
-  for (const auto& n : backend_names()) all += (all.empty() ? "" : ", ") + n;
-  throw ValueError("[backend] unknown backend '" + name + "'; available: " + all);
-}
+std::unique_ptr<Backend> make_reference_backend() { return std::make_unique<ReferenceBackend>(); }
 
 }  // namespace lazax

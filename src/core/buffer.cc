@@ -66,7 +66,7 @@ class BlockCache {
   }
   void set_limit(int64_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
-    limit_ = bytes < 0 ? kBufferCacheAuto : bytes;
+    limit_ = bytes < 0 ? kDefaultCacheLimit : bytes;
     trim();
   }
   int64_t limit() {
@@ -85,14 +85,7 @@ class BlockCache {
   }
 
  private:
-  BlockCache() {
-    limit_ = kDefaultCacheLimit;
-    if (const char* e = std::getenv("LAZAX_BUFFER_CACHE_BYTES"); e && kDefaultCacheLimit != 0) {
-      char* end = nullptr;
-      long long v = std::strtoll(e, &end, 10);
-      if (end != e && *end == '\0' && v >= 0) limit_ = v;
-    }
-  }
+  BlockCache() { limit_ = kDefaultCacheLimit; }
   int64_t effective_limit() const {  // under mu_
     return limit_ == kBufferCacheAuto ? std::max(kMinAutoLimit, g_high_water.load()) : limit_;
   }

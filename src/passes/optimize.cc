@@ -1,10 +1,10 @@
 // The pass pipeline: the enabled passes in a fixed order, repeated to a fixed point (bounded),
 // with the program written after each pass that changed it when a dump directory is set.
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -15,6 +15,14 @@
 
 namespace lazax::passes {
 namespace {
+
+std::mutex g_dump_dir_mu;
+std::string g_dump_dir;  // set_default_dump_dir's
+
+std::string default_dump_dir() {
+  std::lock_guard<std::mutex> lock(g_dump_dir_mu);
+  return g_dump_dir;
+}
 
 struct Pass {
   const char* name;
@@ -39,11 +47,7 @@ std::vector<Pass> pass_list(const PassOptions& o) {
 class Dumper {
  public:
   Dumper(const PassOptions& o, const Function& input) {
-    if (o.dump_dir) {
-      dir_ = *o.dump_dir;
-    } else if (const char* d = std::getenv("LAZAX_DUMP_DIR")) {
-      dir_ = d;
-    }
+    dir_ = o.dump_dir ? *o.dump_dir : default_dump_dir();
     if (dir_.empty()) return;
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(input.hash()));
@@ -75,6 +79,11 @@ class Dumper {
 };
 
 }  // namespace
+
+void set_default_dump_dir(std::string dir) {
+  std::lock_guard<std::mutex> lock(g_dump_dir_mu);
+  g_dump_dir = std::move(dir);
+}
 
 FunctionPtr optimize(FunctionPtr f, const PassOptions& options) {
   if (!f) throw ValueError("[passes] optimize got a null function");

@@ -10,6 +10,8 @@
 #include "lazax/core/hash.h"
 #include "lazax/core/metrics.h"
 #include "lazax/ir/printer.h"
+#include "lazax/passes/passes.h"
+#include "lazax/trace/call_site.h"
 #include "lazax/trace/lazy_value.h"
 #include "lazax/trace/lower.h"
 
@@ -25,18 +27,6 @@ metrics::Counter& c_nodes = metrics::counter("SyncedNodes");
 metrics::Timer& t_hash = metrics::timer("SyncHashTime");
 metrics::Timer& t_compile = metrics::timer("CompileTime");
 metrics::Timer& t_execute = metrics::timer("ExecuteTime");
-
-RuntimeOptions options_from_env() {
-  RuntimeOptions o;
-  if (const char* d = std::getenv("LAZAX_DEBUG")) o.debug = std::string(d) != "0";
-  if (const char* d = std::getenv("LAZAX_DUMP_DIR")) o.dump_dir = d;
-  if (const char* d = std::getenv("LAZAX_MAX_PENDING_NODES")) {
-    char* end = nullptr;
-    long long v = std::strtoll(d, &end, 10);
-    if (end && *end == '\0' && v > 0) o.max_pending_nodes = v;
-  }
-  return o;
-}
 
 // One word for an operand or a result: the producer's place in the walk and its output index.
 uint64_t value_word(const GraphNode* n, int32_t index) {
@@ -162,15 +152,27 @@ void rebind(const std::vector<LazyValue*>& values, std::vector<Literal> outs) {
 
 }  // namespace
 
-Context::Context() : options_(options_from_env()), backend_(make_backend(default_backend_name())) {}
+Context::Context(Options options) { set_options(std::move(options)); }
 
 Context& Context::get() {
-  static Context* ctx = new Context();  // lives for the whole process
+  static Context* ctx = new Context(Options::from_env());  // lives for the whole process
   return *ctx;
+}
+
+void Context::set_options(Options o) {
+  // (the backend first: an unknown name throws before anything changed)
+  if (!backend_ || backend_->name() != o.backend) set_backend(o.backend);
+  if (o.num_threads > 0) set_num_threads(o.num_threads);
+  passes::set_default_dump_dir(o.dump_dir);
+  set_buffer_cache_limit(o.buffer_cache_bytes);
+  set_call_sites_enabled(o.call_sites);
+  set_cpu_profile(o.cpu_profile);
+  options_ = std::move(o);
 }
 
 void Context::set_backend(const std::string& name) {
   backend_ = make_backend(name);
+  options_.backend = backend_->name();
   cache_.clear();
 }
 

@@ -33,10 +33,7 @@ constexpr int kMaxFrames = 12;
 constexpr size_t kMaxStacks = size_t{1} << 20;  // past this many distinct stacks, ids are 0
 
 std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> on{[] {
-    const char* v = std::getenv("LAZAX_CALL_SITES");
-    return v && std::string_view(v) == "1";
-  }()};
+  static std::atomic<bool> on{false};  // (Options::call_sites, applied by the Context)
   return on;
 }
 

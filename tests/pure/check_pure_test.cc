@@ -1,18 +1,17 @@
-// The purity check of assume_pure (PureOptions::check_pure, or LAZAX_CHECK_PURE=1 in the
-// environment): every call re-traces the function and compares the program with the cached one.
+// The purity check of assume_pure (PureOptions::check_pure, or Options::check_pure:
+// LAZAX_CHECK_PURE=1): every call re-traces the function and compares the program with the cached one.
 // Pure functions must pass it call after call (captured parameters updated in place, random
 // numbers, static arguments, gradients); an impure one fails it (assume_pure_test.cc names the
 // node).
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <optional>
 #include <string>
 
 #include "lazax/api/random.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/core/metrics.h"
+#include "lazax/runtime/context.h"
 #include "pure_test_util.h"
 
 using namespace lazax;
@@ -22,27 +21,20 @@ namespace {
 
 int64_t counter(const char* name) { return metrics::counter(name).get(); }
 
-// Sets (or, with nullopt, unsets) an environment variable for one scope and restores the value it
-// had before, so that the tests after it, in any order, see the environment they started with.
-class ScopedEnv {
+// Sets the Context's Options::check_pure (what LAZAX_CHECK_PURE sets) for one scope and restores
+// the value it had before, so that the tests after it, in any order, see the options they
+// started with.
+class ScopedCheckPure {
  public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    set(value);
+  explicit ScopedCheckPure(bool on) : old_(Context::get().options().check_pure) {
+    Context::get().options().check_pure = on;
   }
-  ~ScopedEnv() { set(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
+  ~ScopedCheckPure() { Context::get().options().check_pure = old_; }
+  ScopedCheckPure(const ScopedCheckPure&) = delete;
+  ScopedCheckPure& operator=(const ScopedCheckPure&) = delete;
 
  private:
-  void set(const std::optional<std::string>& value) {
-    if (value)
-      setenv(name_, value->c_str(), 1);
-    else
-      unsetenv(name_);
-  }
-  const char* name_;
-  std::optional<std::string> old_;
+  bool old_;
 };
 
 // A function whose program depends on host state: a different program from the second call on.
@@ -128,15 +120,15 @@ TEST(CheckPure, ImpureFunctionFailsOnlyWithTheCheck) {
   EXPECT_THROW(checked(x), ImpureFunctionError);
 }
 
-// LAZAX_CHECK_PURE is read when an assume_pure/jit object is made (detail::check_pure_env in
-// PureFunction's constructor), not once per process. So the test sets the variable in-process
-// (restored by ScopedEnv, whatever order or repeat the tests run in) and then makes the object:
-// no subprocess or dedicated binary is needed. Any value but "0" turns the check on.
-TEST(CheckPure, EnvironmentSwitch) {
+// Options::check_pure (LAZAX_CHECK_PURE, read into the Context's options at its creation) is read
+// when an assume_pure/jit object is made (detail::check_pure_default in PureFunction's
+// constructor). So the test sets the option (restored by ScopedCheckPure, whatever order or
+// repeat the tests run in) and then makes the object.
+TEST(CheckPure, OptionSwitch) {
   Tensor x = zeros({2});
-  auto second_call_throws = [&](const std::optional<std::string>& value) {
-    ScopedEnv env("LAZAX_CHECK_PURE", value);
-    EXPECT_EQ(detail::check_pure_env(), value && *value != "0");
+  auto second_call_throws = [&](bool on) {
+    ScopedCheckPure option(on);
+    EXPECT_EQ(detail::check_pure_default(), on);
     int calls = 0;
     auto f = impure_function(calls);  // PureOptions::check_pure left false
     f(x);
@@ -148,19 +140,18 @@ TEST(CheckPure, EnvironmentSwitch) {
     }
     return false;
   };
-  EXPECT_TRUE(second_call_throws("1"));
-  EXPECT_FALSE(second_call_throws("0"));
-  EXPECT_FALSE(second_call_throws(std::nullopt));
+  EXPECT_TRUE(second_call_throws(true));
+  EXPECT_FALSE(second_call_throws(false));
   // The object keeps the setting it was made with.
   int calls = 0;
   auto made_with_check = [&] {
-    ScopedEnv env("LAZAX_CHECK_PURE", "1");
+    ScopedCheckPure option(true);
     return impure_function(calls);
   }();
   made_with_check(x);
   EXPECT_THROW(made_with_check(x), ImpureFunctionError);
   // A pure function passes with the switch on.
-  ScopedEnv env("LAZAX_CHECK_PURE", "1");
+  ScopedCheckPure option(true);
   auto pure = assume_pure([](const Tensor& t) { return sin(t) * 2.0; });
   for (int i = 0; i < 3; ++i) EXPECT_NO_THROW(pure(x)) << "call " << i;
 }

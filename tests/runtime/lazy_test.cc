@@ -204,11 +204,14 @@ TEST(Lazy, DumpDirGetsProgramAndDot) {
                  ("lazax_dump_test_" + std::to_string(::getpid()) + "_" + std::to_string(runs++));
   fs::remove_all(dir);
   start_with_an_empty_compile_cache();  // programs are dumped when they are compiled
-  Context::get().options().dump_dir = dir.string();
+  Options o = Context::get().options();
+  o.dump_dir = dir.string();
+  Context::get().set_options(o);
   Tensor x = ones({2, 5});
   Tensor y = log1p(x) * 7.25;
   lazax::sync();
-  Context::get().options().dump_dir.clear();
+  o.dump_dir.clear();
+  Context::get().set_options(o);
   bool lzir = false, dot = false;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() == ".lzir") lzir = true;

@@ -70,7 +70,8 @@ using FlatFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 std::shared_ptr<PureEntry> trace_pure(const PureOptions& opts, const std::string& where,
                                       const std::vector<Tensor>& args, const FlatFn& body);
 std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& args);
-bool check_pure_env();
+// Options::check_pure (LAZAX_CHECK_PURE) of the Context, when the object is made.
+bool check_pure_default();
 // Whether a Tensor variable holding this captured handle was assigned another value since the
 // trace that captured it (TensorImpl::rebound_away).
 bool capture_rebound(const Tensor& capture);
@@ -86,7 +87,7 @@ class PureFunction {
   PureFunction(F f, PureOptions opts, std::string where)
       : f_(std::move(f)), opts_(std::move(opts)), where_(std::move(where)) {
     if (opts_.name.empty()) opts_.name = "pure_fn";
-    if (detail::check_pure_env()) opts_.check_pure = true;
+    if (detail::check_pure_default()) opts_.check_pure = true;
   }
 
   template <class... Args>

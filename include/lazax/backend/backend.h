@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lazax/core/options.h"
 #include "lazax/ir/function.h"
 
 namespace lazax {
@@ -48,12 +49,12 @@ class Backend {
 // oracle), or "null": for measuring host cost only (compiles nothing, runs nothing, returns
 // zero-filled results; see null_backend.cc).
 std::unique_ptr<Backend> make_backend(const std::string& name);
-// The backend a process uses unless told otherwise: LAZAX_BACKEND when set (ValueError naming
-// the variable if it is not a backend), else "cpu".
-std::string default_backend_name();
 // Threads of the cpu backend's pool (shared with oneDNN); n >= 1. Without a call: the machine's
-// cores, or LAZAX_NUM_THREADS.
+// cores. (The Context calls it for Options::num_threads, LAZAX_NUM_THREADS.)
 void set_num_threads(int n);
+// The cpu backend's kernel profile (Options::cpu_profile, LAZAX_CPU_PROFILE): time per kernel
+// kind, or per op, gathered from now on and printed to stderr at exit. Off: not gathered.
+void set_cpu_profile(CpuProfile mode);
 // The backends that compute (what tools offer): "null" is not listed.
 std::vector<std::string> backend_names();
 

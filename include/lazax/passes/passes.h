@@ -45,10 +45,14 @@ struct PassOptions {
   int max_iterations = 8;  // rounds of the pass list; stops earlier at a fixed point
   bool verify = true;      // run ir::verify on the result
   // Where to write the program after each pass that changed it (and the input, as pass 00):
-  // <dir>/<input hash, 16 hex digits>_<NN>_<pass>.lzir. Unset: the LAZAX_DUMP_DIR environment
-  // variable; empty: no dumps.
+  // <dir>/<input hash, 16 hex digits>_<NN>_<pass>.lzir. Unset: the process's default
+  // (set_default_dump_dir); empty: no dumps.
   std::optional<std::string> dump_dir;
 };
+
+// The dump directory of an optimize call whose PassOptions leave it unset: Options::dump_dir
+// (LAZAX_DUMP_DIR), which the runtime's Context sets here. Empty: no dumps.
+void set_default_dump_dir(std::string dir);
 
 // Runs the enabled passes in the order inline_calls, simplify, fold_constants, cse, dce, repeated
 // until a round changes nothing or max_iterations rounds ran. Returns `f` itself when nothing

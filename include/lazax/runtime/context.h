@@ -9,15 +9,10 @@
 #include <vector>
 
 #include "lazax/backend/backend.h"
+#include "lazax/core/options.h"
 #include "lazax/runtime/compile_cache.h"
 
 namespace lazax {
-
-struct RuntimeOptions {
-  bool debug = false;    // LAZAX_DEBUG=1: explain cache misses and graph breaks on stderr
-  std::string dump_dir;  // LAZAX_DUMP_DIR=dir: write each compiled program (.lzir, .dot)
-  int64_t max_pending_nodes = 100000;  // LAZAX_MAX_PENDING_NODES: cut a growing graph here
-};
 
 struct GraphNode;
 class LazyValue;
@@ -41,11 +36,20 @@ enum class SyncCause : uint8_t {
 
 class Context {
  public:
-  Context();
-  // The process-wide default context (created on first use, options read from the environment).
+  // Configured by `options` (applied as set_options does).
+  explicit Context(Options options);
+  // The process-wide default context: created on first use, with Options::from_env() (the
+  // LAZAX_* variables, read then and only then).
   static Context& get();
 
-  RuntimeOptions& options() { return options_; }
+  // The options. The fields read where they are used (debug, max_pending_nodes, check_pure) may
+  // be changed here directly; the others configure the layers below and change by set_options.
+  const Options& options() const { return options_; }
+  Options& options() { return options_; }
+  // Applies every field: the backend (made anew, and the compile cache cleared, when its name
+  // changes), the thread count (when > 0), the dump directory (this Context's graphs and the
+  // passes' programs), the buffer cache limit, call-site capture and the cpu profile.
+  void set_options(Options options);
   Backend& backend() { return *backend_; }
   void set_backend(const std::string& name);
   CompileCache& cache() { return cache_; }
@@ -71,7 +75,7 @@ class Context {
   // Writes `f` to LAZAX_DUMP_DIR (.lzir and .dot).
   void dump(const Function& f);
 
-  RuntimeOptions options_;
+  Options options_;
   std::unique_ptr<Backend> backend_;
   CompileCache cache_;
   SyncWalk walk_;

@@ -48,7 +48,7 @@ class CallSiteCapture {
   bool previous_;
 };
 
-// Capturing on in every thread (LAZAX_CALL_SITES=1 sets it at start).
+// Capturing on in every thread (Options::call_sites, LAZAX_CALL_SITES=1).
 bool call_sites_enabled();
 void set_call_sites_enabled(bool on);
 

@@ -23,7 +23,6 @@ class CpuExecutable : public Executable {
 
 class CpuBackend : public Backend {
  public:
-  CpuBackend() { cpu::init_threads(); }
   std::string name() const override { return "cpu"; }
   std::unique_ptr<Executable> compile(FunctionPtr f) override {
     verify(*f);

@@ -42,7 +42,4 @@ StepFn control_kernel(OpCode op);
 // The largest peak of the node's sub-Programs (what a step adds to its Program's peak).
 int64_t control_peak_bytes(const StepState& state);
 
-// Threads: sets the OpenMP pool (shared with oneDNN) from LAZAX_NUM_THREADS, once.
-void init_threads();
-
 }  // namespace lazax::cpu

@@ -1,5 +1,6 @@
 // Compiling a Function into a Program (slots, steps, liveness, peak bytes) and running it.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -55,13 +56,20 @@ std::vector<Literal> Program::run(std::span<const Literal* const> args) const {
 
 namespace {
 
-// LAZAX_CPU_PROFILE=1: time spent per kernel kind (gemm, fused, reduce, layout, the op of each
-// fallback; control flow counts its bodies' steps, not itself), printed to stderr at exit.
-// LAZAX_CPU_PROFILE=ops splits each kind by op and result type (the layout op, the gemm's shape).
+// set_cpu_profile (LAZAX_CPU_PROFILE=1): time spent per kernel kind (gemm, fused, reduce,
+// layout, the op of each fallback; control flow counts its bodies' steps, not itself), printed to
+// stderr at exit. CpuProfile::ops (=ops) splits each kind by op and result type (the layout op,
+// the gemm's shape).
+std::atomic<CpuProfile> g_profile_mode{CpuProfile::off};
+
 class Profile {
  public:
-  static Profile* get() {
-    static Profile* p = make();
+  // The profile while one is asked for, else null.
+  static Profile* active() {
+    const CpuProfile mode = g_profile_mode.load(std::memory_order_relaxed);
+    if (mode == CpuProfile::off) return nullptr;
+    static auto* p = new Profile();  // NOLINT(cppcoreguidelines-owning-memory): lives to the exit
+    p->by_op_.store(mode == CpuProfile::ops, std::memory_order_relaxed);
     return p;
   }
   void add(const Step& s, double seconds) {
@@ -72,7 +80,7 @@ class Profile {
                       : s.fn == &run_indexing ? "indexing"
                       : s.fn == &run_reduce   ? "reduce"
                                               : "fused";
-    if (by_op_) {
+    if (by_op_.load(std::memory_order_relaxed)) {
       key += " " + std::string(op_name(s.node->op));
       for (const TensorType& t : s.node->outputs) key += " " + t.str();
       if (s.state) key += s.state->describe();
@@ -85,16 +93,10 @@ class Profile {
   ~Profile() = default;
 
  private:
-  static Profile* make() {
-    const char* v = std::getenv("LAZAX_CPU_PROFILE");
-    if (!v) return nullptr;
-    auto* p = new Profile();  // NOLINT(cppcoreguidelines-owning-memory): lives to the exit
-    p->by_op_ = std::string(v) == "ops";
-    return p;
-  }
   Profile() {
+    instance_ = this;
     std::atexit([] {
-      Profile* p = get();
+      Profile* p = instance_;
       std::vector<std::pair<double, std::string>> rows;
       double total = 0;
       for (auto& [k, v] : p->table_) {
@@ -109,7 +111,8 @@ class Profile {
   }
   std::mutex mu_;
   std::map<std::string, std::pair<double, int64_t>> table_;
-  bool by_op_ = false;
+  std::atomic<bool> by_op_{false};
+  static inline Profile* instance_ = nullptr;
 };
 
 }  // namespace
@@ -152,7 +155,7 @@ std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
   Frame frame(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < param_slots_.size(); ++i)
     frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
-  Profile* profile = Profile::get();
+  Profile* profile = Profile::active();
   for (const Step& s : steps_) {
     try {
       if (profile) {
@@ -358,3 +361,7 @@ class Compiler {
 ProgramPtr compile_program(const FunctionPtr& f) { return Compiler().compile(f); }
 
 }  // namespace lazax::cpu
+
+namespace lazax {
+void set_cpu_profile(CpuProfile mode) { cpu::g_profile_mode.store(mode); }
+}  // namespace lazax
