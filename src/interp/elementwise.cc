@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "kernels.h"
+#include "lazax/interp/scalar_math.h"
 
 namespace lazax::interp {
 namespace {
@@ -224,7 +225,6 @@ std::vector<Literal> kernel_tan(const Node& node, std::span<const Literal> in) {
   return unary_float(node, in, [](auto a) { return std::tan(a); });
 }
 
-namespace {
 // erf^-1(y) in double: Giles' approximation ("Approximating the erfinv function", 2010) as the
 // start, then Newton steps on erfc(x) = 1 - y (1 - y is exact for y in [0.5, 1], and erfc keeps
 // its relative precision in the tail, where erf would lose it). Odd; +-1 give +-inf, |y| > 1
@@ -262,7 +262,6 @@ double erf_inv_double(double y) {
   }
   return std::copysign(x, y);
 }
-}  // namespace
 
 std::vector<Literal> kernel_erf_inv(const Node& node, std::span<const Literal> in) {
   return unary_float(node, in, [](auto a) {

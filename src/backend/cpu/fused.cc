@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "fused_code.h"
+#include "fusible.h"
 #include "lazax/core/error.h"
 
 namespace lazax::cpu {
@@ -17,103 +18,51 @@ constexpr int64_t kTile = 1024;              // elements per tile of a flat kern
 constexpr int64_t kMinFusedElements = 1024;  // below this the per-node kernels are as good
 constexpr int64_t kMaxRowLen = 16384;        // longer rows are reduced by run_reduce
 
-// The fused op of an elementwise node (or `scalar` for broadcast_in_dim); false if none.
+// The fused op of a node (fusible.h; `scalar` for broadcast_in_dim); false if none.
 bool fusible_op(const Node& n, FOp& op) {
-  switch (n.op) {
-    case OpCode::add:
-      op = FOp::add;
-      return true;
-    case OpCode::sub:
-      op = FOp::sub;
-      return true;
-    case OpCode::mul:
-      op = FOp::mul;
-      return true;
-    case OpCode::div:
-      op = FOp::div;
-      return true;
-    case OpCode::max:
-      op = FOp::max;
-      return true;
-    case OpCode::min:
-      op = FOp::min;
-      return true;
-    case OpCode::neg:
-      op = FOp::neg;
-      return true;
-    case OpCode::abs:
-      op = FOp::abs;
-      return true;
-    case OpCode::relu:
-      op = FOp::relu;
-      return true;
-    case OpCode::exp:
-      op = FOp::exp;
-      return true;
-    case OpCode::log:
-      op = FOp::log;
-      return true;
-    case OpCode::tanh:
-      op = FOp::tanh;
-      return true;
-    case OpCode::logistic:
-      op = FOp::logistic;
-      return true;
-    case OpCode::sqrt:
-      op = FOp::sqrt;
-      return true;
-    case OpCode::rsqrt:
-      op = FOp::rsqrt;
-      return true;
-    case OpCode::erf:
-      op = FOp::erf;
-      return true;
-    case OpCode::sin:
-      op = FOp::sin;
-      return true;
-    case OpCode::cos:
-      op = FOp::cos;
-      return true;
-    case OpCode::select:
-      op = FOp::select;
-      return true;
-    case OpCode::reduce_sum:
-      op = FOp::reduce_sum;
-      return true;
-    case OpCode::reduce_max:
-      op = FOp::reduce_max;
-      return true;
-    case OpCode::reduce_min:
-      op = FOp::reduce_min;
-      return true;
-    case OpCode::broadcast_in_dim:
-      op = FOp::scalar;
-      return true;
-    case OpCode::compare:
-      switch (n.attr<CompareAttrs>().dir) {
-        case CompareDir::lt:
-          op = FOp::lt;
-          return true;
-        case CompareDir::le:
-          op = FOp::le;
-          return true;
-        case CompareDir::gt:
-          op = FOp::gt;
-          return true;
-        case CompareDir::ge:
-          op = FOp::ge;
-          return true;
-        case CompareDir::eq:
-          op = FOp::eq;
-          return true;
-        case CompareDir::ne:
-          op = FOp::ne;
-          return true;
-      }
-      return false;
-    default:
-      return false;
+  op = fused_form(n.op).op;
+  if (n.op == OpCode::compare) {
+    switch (n.attr<CompareAttrs>().dir) {
+      case CompareDir::lt:
+        op = FOp::lt;
+        break;
+      case CompareDir::le:
+        op = FOp::le;
+        break;
+      case CompareDir::gt:
+        op = FOp::gt;
+        break;
+      case CompareDir::ge:
+        op = FOp::ge;
+        break;
+      case CompareDir::eq:
+        op = FOp::eq;
+        break;
+      case CompareDir::ne:
+        op = FOp::ne;
+        break;
+    }
   }
+  return op != FOp::none;
+}
+
+// The dtypes a fused member computes with: registers hold f32, or 1 and 0 for bool. Predicates
+// (compare, is_finite) make bool; select reads a bool first operand; convert goes between f32
+// and bool either way.
+bool fused_member_types(const Function& f, const Node& n) {
+  const DType out = n.outputs[0].dtype;
+  if (n.op == OpCode::convert) {
+    const DType in = f.type(n.operands[0]).dtype;
+    return in != out && (in == DType::f32 || in == DType::boolean) &&
+           (out == DType::f32 || out == DType::boolean);
+  }
+  const bool predicate = n.op == OpCode::compare || n.op == OpCode::is_finite;
+  if (out != (predicate ? DType::boolean : DType::f32)) return false;
+  for (size_t k = 0; k < n.operands.size(); ++k) {
+    const DType want = n.op == OpCode::select && k == 0 ? DType::boolean : DType::f32;
+    if (f.type(n.operands[k]).dtype != want) return false;
+  }
+  return true;
 }
 
 bool is_reduction(OpCode op) {
@@ -190,13 +139,9 @@ Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in
   }
   Cls cls = out.shape == g.full ? Cls::full : Cls::none;
   if (g.is_row(out.shape)) cls = Cls::row;
-  if (cls == Cls::none) return Cls::none;
-  DType want_out = n.op == OpCode::compare ? DType::boolean : DType::f32;
-  if (out.dtype != want_out) return Cls::none;
+  if (cls == Cls::none || !fused_member_types(f, n)) return Cls::none;
   for (size_t k = 0; k < n.operands.size(); ++k) {
     const TensorType& t = f.type(n.operands[k]);
-    DType want = n.op == OpCode::select && k == 0 ? DType::boolean : DType::f32;
-    if (t.dtype != want) return Cls::none;
     if (t.shape.rank() == 0) continue;  // a scalar: broadcast
     if (n.op == OpCode::broadcast_in_dim) {
       // full from a row value (expanded over its row), from [rows] (a value per row) or from a

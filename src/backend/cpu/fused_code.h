@@ -43,6 +43,22 @@ enum class FOp : uint8_t {
   erf,
   sin,
   cos,
+  // computed one element at a time with the reference's <cmath> call (the same bits)
+  sign,
+  floor,
+  ceil,
+  round,
+  log1p,
+  expm1,
+  exp2,
+  tan,
+  erf_inv,
+  is_finite,  // 1 or 0
+  pow,
+  atan2,
+  rem,
+  clamp,    // a = lo, b = x, c = hi, as the primitive's operands
+  convert,  // between f32 and bool: 1 where a != 0, else 0 (a bool register holds 1 or 0)
   lt,
   le,
   gt,
@@ -52,7 +68,8 @@ enum class FOp : uint8_t {
   select,
   reduce_sum,  // full register a -> row: over each row of the tile
   reduce_max,
-  reduce_min
+  reduce_min,
+  none  // not an op of the register program (fusible.h)
 };
 
 struct FInstr {

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "fused_code.h"
+#include "lazax/interp/scalar_math.h"
 #include "vmath.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -148,6 +149,71 @@ HWY_INLINE void RowMap2(const float* a, bool a_row, const float* b, bool b_row, 
     for (; j < c; ++j) d[base + j] = s(a_row ? a[r] : a[base + j], b_row ? b[r] : b[base + j]);
   }
 }
+
+// The ops computed one element at a time, each with the reference kernel's <cmath> call (so the
+// same bits; src/interp/elementwise.cc).
+void ScalarUnary(FOp op, const float* a, float* d, int64_t m) {
+  switch (op) {
+    case FOp::sign:
+      for (int64_t i = 0; i < m; ++i)
+        d[i] = std::isnan(a[i]) || a[i] == 0 ? a[i] : std::copysign(1.0f, a[i]);
+      break;
+    case FOp::floor:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::floor(a[i]);
+      break;
+    case FOp::ceil:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::ceil(a[i]);
+      break;
+    case FOp::round:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::round(a[i]);
+      break;
+    case FOp::log1p:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::log1p(a[i]);
+      break;
+    case FOp::expm1:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::expm1(a[i]);
+      break;
+    case FOp::exp2:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::exp2(a[i]);
+      break;
+    case FOp::tan:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::tan(a[i]);
+      break;
+    case FOp::erf_inv:
+      for (int64_t i = 0; i < m; ++i)
+        d[i] = static_cast<float>(interp::erf_inv_double(static_cast<double>(a[i])));
+      break;
+    case FOp::is_finite:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::isfinite(a[i]) ? 1.0f : 0.0f;
+      break;
+    default:  // convert
+      for (int64_t i = 0; i < m; ++i) d[i] = a[i] != 0.0f ? 1.0f : 0.0f;
+      break;
+  }
+}
+
+void ScalarBinary(FOp op, const float* a, const float* b, float* d, int64_t m) {
+  switch (op) {
+    case FOp::pow:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::pow(a[i], b[i]);
+      break;
+    case FOp::atan2:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::atan2(a[i], b[i]);
+      break;
+    default:  // rem
+      for (int64_t i = 0; i < m; ++i) d[i] = std::fmod(a[i], b[i]);
+      break;
+  }
+}
+
+// The larger (smaller) of a and b as the reference's clamp picks: NaN wins, and of +0 and -0 the
+// larger is +0.
+float PickRef(float a, float b, bool larger) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) ? a : b;
+  if (a == b) return std::signbit(a) == larger ? b : a;
+  return (larger ? a > b : a < b) ? a : b;
+}
+float ClampRef(float lo, float x, float hi) { return PickRef(PickRef(x, lo, true), hi, false); }
 
 int64_t padded(int64_t n) { return (n + kRegPad - 1) / kRegPad * kRegPad; }
 
@@ -333,6 +399,27 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
         break;
       case FOp::ne:
         Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ne>(df, x, y); });
+        break;
+      case FOp::sign:
+      case FOp::floor:
+      case FOp::ceil:
+      case FOp::round:
+      case FOp::log1p:
+      case FOp::expm1:
+      case FOp::exp2:
+      case FOp::tan:
+      case FOp::erf_inv:
+      case FOp::is_finite:
+      case FOp::convert:
+        ScalarUnary(in.op, a, d, m);
+        break;
+      case FOp::pow:
+      case FOp::atan2:
+      case FOp::rem:
+        ScalarBinary(in.op, a, b, d, m);
+        break;
+      case FOp::clamp:
+        for (int64_t i = 0; i < m; ++i) d[i] = ClampRef(a[i], b[i], cc[i]);
         break;
       case FOp::select: {
         const DF df;

@@ -1,0 +1,130 @@
+// Every elementwise and rowwise primitive of the op table runs in the cpu backend's fused kernels
+// (f32, and bool where the op makes or reads a predicate), never the interpreter's kernel through
+// run_fallback, and gives the reference interpreter's values. The table it walks is fusible.h's,
+// derived from LAZAX_OPS: an op added there without a fused form fails the build. The ops that
+// do fall back (with their reason) are printed, and checked to really fall back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "fusible.h"
+#include "lazax/backend/backend.h"
+#include "lazax/ir/printer.h"
+
+using namespace lazax;
+
+namespace {
+
+constexpr const char* kT = "f32[8,256]";  // 2048 elements: past the fusion threshold
+constexpr const char* kB = "bool[8,256]";
+
+std::string line(const std::string& s) { return "  " + s + "\n"; }
+
+// A program in which `op` is a member of a fusion group (with an add or a select after it, so
+// that the group has two members), over f32 inputs %a, %b, %c.
+std::string program_for(OpCode op) {
+  const std::string name(op_name(op)), t = kT, b = kB;
+  std::string body, result = "%1", rtype = t;
+  const int arity = op_info(op).arity;
+  if (op == OpCode::compare) {
+    body = line("%0 = compare(%a, %b) {dir=lt} : " + b) + line("%1 = select(%0, %a, %b) : " + t);
+  } else if (op == OpCode::select) {
+    body = line("%0 = compare(%a, %b) {dir=ge} : " + b) + line("%1 = select(%0, %c, %b) : " + t);
+  } else if (op == OpCode::is_finite) {
+    body = line("%d = div(%a, %b) : " + t) + line("%0 = is_finite(%d) : " + b) +
+           line("%1 = select(%0, %a, %b) : " + t);
+  } else if (op == OpCode::convert) {
+    body = line("%p = compare(%a, %b) {dir=lt} : " + b) +
+           line("%q = convert(%p) {dtype=f32} : " + t) +
+           line("%0 = convert(%c) {dtype=bool} : " + b) + line("%1 = select(%0, %q, %b) : " + t);
+  } else if (op == OpCode::broadcast_in_dim) {
+    body = line("%s = reduce_sum(%a) {axes=[0, 1]} : f32[]") +
+           line("%0 = broadcast_in_dim(%s) {shape=[8,256], broadcast_dimensions=[]} : " + t) +
+           line("%1 = add(%0, %b) : " + t);
+  } else if (op == OpCode::reduce_sum || op == OpCode::reduce_max || op == OpCode::reduce_min) {
+    body = line("%0 = mul(%a, %b) : " + t) + line("%1 = " + name + "(%0) {axes=[1]} : f32[8]");
+    rtype = "f32[8]";
+  } else if (arity == 1) {
+    body = line("%0 = " + name + "(%a) : " + t) + line("%1 = add(%0, %b) : " + t);
+  } else if (arity == 2) {
+    body = line("%0 = " + name + "(%a, %b) : " + t) + line("%1 = add(%0, %c) : " + t);
+  } else {  // clamp
+    body = line("%0 = " + name + "(%b, %a, %c) : " + t) + line("%1 = add(%0, %a) : " + t);
+  }
+  return "func @main(%a: " + t + ", %b: " + t + ", %c: " + t + ") -> (" + rtype + ") {\n" + body +
+         "  return " + result + "\n}";
+}
+
+std::vector<Literal> random_args(const Function& f, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> real(-3.0, 3.0);
+  std::vector<Literal> args;
+  for (const TensorType& t : f.param_types()) {
+    Literal l = Literal::zeros(t);
+    for (int64_t i = 0; i < l.numel(); ++i) {
+      if (t.dtype == DType::f32) {
+        // some exact zeros, integers and halves (sign, round, rem, compares see their edges)
+        const double r = real(rng);
+        l.data<float>()[i] = static_cast<float>(i % 7 == 0 ? std::round(r * 2) / 2 : r);
+      } else {
+        l.data<int32_t>()[i] = static_cast<int32_t>(i * 2654435761u % 1000) - 500;
+      }
+    }
+    args.push_back(std::move(l));
+  }
+  return args;
+}
+
+TEST(CpuFusible, EveryFusedFormRunsFusedAndAgreesWithTheReference) {
+  int checked = 0;
+  for (int i = 0; i < kNumOps; ++i) {
+    const auto op = static_cast<OpCode>(i);
+    if (cpu::fused_form(op).op == cpu::FOp::none) continue;
+    const std::string text = program_for(op);
+    SCOPED_TRACE(text);
+    FunctionPtr f = parse_program(text);
+    auto exe = make_backend("cpu")->compile(f);
+    EXPECT_EQ(exe->plan_stats().fallback, 0) << op_name(op) << " ran the interpreter's kernel";
+    EXPECT_GE(exe->plan_stats().fused, 1) << op_name(op) << " was not fused";
+    const auto args = random_args(*f, 7u + static_cast<uint32_t>(i));
+    const auto want = make_backend("reference")->compile(f)->run(args);
+    const auto got = exe->run(args);
+    ASSERT_EQ(got.size(), want.size());
+    for (int64_t k = 0; k < want[0].numel(); ++k) {
+      const double g = got[0].at(k), w = want[0].at(k);
+      if ((std::isnan(w) && std::isnan(g)) || g == w) continue;
+      // exp, tanh, logistic, sin and cos are Highway's (within 2 ulp); the others the same bits
+      ASSERT_LE(std::fabs(g - w), 4e-6 * std::max(1.0, std::fabs(w)))
+          << op_name(op) << " element " << k << ": cpu " << g << ", reference " << w;
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 39);  // (the table has 39 fused forms today)
+}
+
+TEST(CpuFusible, TheListedFallbacksFallBack) {
+  std::string listed;
+  for (int i = 0; i < kNumOps; ++i) {
+    const auto op = static_cast<OpCode>(i);
+    const cpu::FusedForm form = cpu::fused_form(op);
+    if (!form.fallback) continue;
+    listed += "  " + std::string(op_name(op)) + ": " + form.fallback + "\n";
+    const std::string name(op_name(op));
+    const std::string text =
+        op_info(op).arity == 1
+            ? "func @main(%i: i32[8,256]) -> (i32[8,256]) {\n  %0 = " + name +
+                  "(%i) : i32[8,256]\n  return %0\n}"
+            : "func @main(%i: i32[8,256], %j: i32[8,256]) -> (i32[8,256]) {\n  %0 = " + name +
+                  "(%i, %j) : i32[8,256]\n  return %0\n}";
+    auto exe = make_backend("cpu")->compile(parse_program(text));
+    EXPECT_EQ(exe->plan_stats().fallback, 1) << name << " is listed as a fallback but is not one";
+  }
+  std::printf("[cpu] elementwise primitives that run the interpreter's kernel:\n%s",
+              listed.c_str());
+}
+
+}  // namespace
