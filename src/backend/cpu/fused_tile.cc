@@ -220,220 +220,237 @@ int64_t padded(int64_t n) { return (n + kRegPad - 1) / kRegPad * kRegPad; }
 // Fills d[n, pad) with zeros (finite junk for the ops over the padding).
 void zero_pad(float* d, int64_t n) { std::fill(d + n, d + padded(n), 0.0f); }
 
-void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, float* regs,
-             const float** ptr, const Tile& t) {
-  auto storage = [&](int32_t r) { return regs + static_cast<int64_t>(r) * k.reg_floats; };
-  for (const FInstr& in : k.prologue) ptr[in.dst] = storage(in.dst);
-  const int64_t n = t.n, nr = t.nr, c = k.row_len;
-  // an f32 output written in place: its tile, when that is a whole number of vectors (else the
-  // padding would reach the next tile, another thread's)
-  const bool in_place_out = n % kRegPad == 0;
-  for (const FInstr& in : k.code) {
-    float* d = storage(in.dst);
-    if (const int32_t o = k.out_of_reg[in.dst]; o >= 0 && in_place_out && !t.donated[o])
-      d = static_cast<float*>(outs[o]) + t.i0;
-    const int64_t len = in.row ? nr : n, len_pad = padded(len);
-    const int64_t first = in.row ? t.r0 : t.i0, total = in.row ? k.rows : k.numel;
-    const void* src = in.op <= FOp::load_cols ? ins[in.a] : nullptr;
-    ptr[in.dst] = d;
-    switch (in.op) {
-      case FOp::load:  // in place when the padded tile lies inside the input
-        if (first + len_pad <= total) {
-          ptr[in.dst] = static_cast<const float*>(src) + first;
-        } else {
-          std::memcpy(d, static_cast<const float*>(src) + first, static_cast<size_t>(len) * 4);
-          zero_pad(d, len);
-        }
-        continue;
-      case FOp::load_bool: {
-        const bool* p = static_cast<const bool*>(src) + first;
-        for (int64_t i = 0; i < len; ++i) d[i] = p[i] ? 1.0f : 0.0f;
+// Where one instruction of a tile reads and writes.
+struct InstrCtx {
+  const FusedKernel& k;
+  const Tile& t;
+  const void* const* ins;
+  const float** ptr;
+  float* d;            // the destination register (or the output itself)
+  int64_t len, first;  // elements (rows for a row register) and the first one's index
+  int64_t total;       // elements (rows) of the whole kernel
+};
+
+// The loads and the expand: inputs into registers. False for any other op.
+HWY_INLINE bool RunLoad(const FInstr& in, const InstrCtx& ctx) {
+  const int64_t n = ctx.t.n, nr = ctx.t.nr, c = ctx.k.row_len, len = ctx.len, first = ctx.first;
+  const Tile& t = ctx.t;
+  float* d = ctx.d;
+  const void* src = in.op <= FOp::load_cols ? ctx.ins[in.a] : nullptr;
+  const float** ptr = ctx.ptr;
+  switch (in.op) {
+    case FOp::load:  // in place when the padded tile lies inside the input
+      if (first + padded(len) <= ctx.total) {
+        ptr[in.dst] = static_cast<const float*>(src) + first;
+      } else {
+        std::memcpy(d, static_cast<const float*>(src) + first, static_cast<size_t>(len) * 4);
         zero_pad(d, len);
-        continue;
       }
-      case FOp::load_rows: {  // element i reads value (i0 + i) / len: runs of len
-        const float* p = static_cast<const float*>(src) + t.i0 / in.len;
-        int64_t i = 0, run = std::min(n, in.len - t.i0 % in.len);
-        for (;;) {  // (one division per tile, not per element)
-          std::fill(d + i, d + i + run, *p++);
-          i += run;
-          if (i >= n) break;
-          run = std::min(n - i, in.len);
-        }
-        zero_pad(d, n);
-        continue;
-      }
-      case FOp::load_cols: {  // element i reads value (i0 + i) % len: copied in runs
-        const float* p = static_cast<const float*>(src);
-        int64_t i = 0, j = t.i0 % in.len;
-        while (i < n) {
-          const int64_t run = std::min(n - i, in.len - j);
-          std::memcpy(d + i, p + j, static_cast<size_t>(run) * 4);
-          i += run;
-          j = 0;
-        }
-        zero_pad(d, n);
-        continue;
-      }
-      case FOp::expand: {
-        const float* a = ptr[in.a];
-        for (int64_t r = 0; r < nr; ++r) std::fill(d + r * c, d + (r + 1) * c, a[r]);
-        zero_pad(d, n);
-        continue;
-      }
-      case FOp::reduce_sum:
-      case FOp::reduce_max:
-      case FOp::reduce_min: {
-        const float* a = ptr[in.a];
-        for (int64_t r = 0; r < nr; ++r) {
-          const float* x = a + r * c;
-          d[r] = in.op == FOp::reduce_sum   ? SumRow(x, c)
-                 : in.op == FOp::reduce_max ? ExtremeRow<true>(x, c)
-                                            : ExtremeRow<false>(x, c);
-        }
-        zero_pad(d, nr);
-        continue;
-      }
-      default:
-        break;
+      return true;
+    case FOp::load_bool: {
+      const bool* p = static_cast<const bool*>(src) + first;
+      for (int64_t i = 0; i < len; ++i) d[i] = p[i] ? 1.0f : 0.0f;
+      zero_pad(d, len);
+      return true;
     }
-    const float* a = ptr[in.a];
-    const float* b = in.b >= 0 ? ptr[in.b] : nullptr;
-    const float* cc = in.c >= 0 ? ptr[in.c] : nullptr;
-    const int64_t m = len_pad;
-    if (in.a_row || in.b_row) {
-      switch (in.op) {
-        case FOp::add:
-          RowMap2(
-              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Add(x, y); },
-              [](float x, float y) { return x + y; });
-          break;
-        case FOp::sub:
-          RowMap2(
-              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Sub(x, y); },
-              [](float x, float y) { return x - y; });
-          break;
-        case FOp::mul:
-          RowMap2(
-              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Mul(x, y); },
-              [](float x, float y) { return x * y; });
-          break;
-        default:
-          RowMap2(
-              a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Div(x, y); },
-              [](float x, float y) { return x / y; });
-          break;
+    case FOp::load_rows: {  // element i reads value (i0 + i) / len: runs of len
+      const float* p = static_cast<const float*>(src) + t.i0 / in.len;
+      int64_t i = 0, run = std::min(n, in.len - t.i0 % in.len);
+      for (;;) {  // (one division per tile, not per element)
+        std::fill(d + i, d + i + run, *p++);
+        i += run;
+        if (i >= n) break;
+        run = std::min(n - i, in.len);
       }
       zero_pad(d, n);
-      continue;
+      return true;
     }
-    switch (in.op) {
-      case FOp::add:
-        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Add(x, y); });
-        break;
-      case FOp::sub:
-        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Sub(x, y); });
-        break;
-      case FOp::mul:
-        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Mul(x, y); });
-        break;
-      case FOp::div:
-        Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Div(x, y); });
-        break;
-      case FOp::max:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return MaxRef(df, x, y); });
-        break;
-      case FOp::min:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return MinRef(df, x, y); });
-        break;
-      case FOp::neg:
-        Map1(a, d, m, [](DF, VF x) { return hn::Neg(x); });
-        break;
-      case FOp::abs:
-        Map1(a, d, m, [](DF, VF x) { return hn::Abs(x); });
-        break;
-      case FOp::relu:  // x < 0 ? 0 : x (NaN and -0 kept)
-        Map1(a, d, m, [](DF df, VF x) { return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(df)), x); });
-        break;
-      case FOp::exp:
-        vexp(a, d, m);
-        break;
-      case FOp::tanh:
-        vtanh(a, d, m);
-        break;
-      case FOp::logistic:
-        vlogistic(a, d, m);
-        break;
-      case FOp::log:
-        for (int64_t i = 0; i < m; ++i) d[i] = std::log(a[i]);
-        break;
-      case FOp::erf:
-        for (int64_t i = 0; i < m; ++i) d[i] = std::erf(a[i]);
-        break;
-      case FOp::sin:
-        vsin(a, d, m);
-        break;
-      case FOp::cos:
-        vcos(a, d, m);
-        break;
-      case FOp::sqrt:
-        Map1(a, d, m, [](DF, VF x) { return hn::Sqrt(x); });
-        break;
-      case FOp::rsqrt:  // 1 / sqrt(x), both correctly rounded, as the reference
-        Map1(a, d, m, [](DF df, VF x) { return hn::Div(hn::Set(df, 1.0f), hn::Sqrt(x)); });
-        break;
-      case FOp::lt:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::lt>(df, x, y); });
-        break;
-      case FOp::le:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::le>(df, x, y); });
-        break;
-      case FOp::gt:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::gt>(df, x, y); });
-        break;
-      case FOp::ge:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ge>(df, x, y); });
-        break;
-      case FOp::eq:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::eq>(df, x, y); });
-        break;
-      case FOp::ne:
-        Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ne>(df, x, y); });
-        break;
-      case FOp::sign:
-      case FOp::floor:
-      case FOp::ceil:
-      case FOp::round:
-      case FOp::log1p:
-      case FOp::expm1:
-      case FOp::exp2:
-      case FOp::tan:
-      case FOp::erf_inv:
-      case FOp::is_finite:
-      case FOp::convert:
-        ScalarUnary(in.op, a, d, m);
-        break;
-      case FOp::pow:
-      case FOp::atan2:
-      case FOp::rem:
-        ScalarBinary(in.op, a, b, d, m);
-        break;
-      case FOp::clamp:
-        for (int64_t i = 0; i < m; ++i) d[i] = ClampRef(a[i], b[i], cc[i]);
-        break;
-      case FOp::select: {
-        const DF df;
-        const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-        for (int64_t i = 0; i < m; i += lanes) {
-          const auto p = hn::Ne(hn::LoadU(df, a + i), hn::Zero(df));
-          hn::StoreU(hn::IfThenElse(p, hn::LoadU(df, b + i), hn::LoadU(df, cc + i)), df, d + i);
-        }
-        break;
+    case FOp::load_cols: {  // element i reads value (i0 + i) % len: copied in runs
+      const float* p = static_cast<const float*>(src);
+      int64_t i = 0, j = t.i0 % in.len;
+      while (i < n) {
+        const int64_t run = std::min(n - i, in.len - j);
+        std::memcpy(d + i, p + j, static_cast<size_t>(run) * 4);
+        i += run;
+        j = 0;
       }
-      default:
-        break;
+      zero_pad(d, n);
+      return true;
     }
+    case FOp::expand: {
+      const float* a = ptr[in.a];
+      for (int64_t r = 0; r < nr; ++r) std::fill(d + r * c, d + (r + 1) * c, a[r]);
+      zero_pad(d, n);
+      return true;
+    }
+    default:
+      return false;
   }
+}
+
+// A reduction over each row of the tile into a row register.
+HWY_INLINE void RunRowReduce(const FInstr& in, const InstrCtx& ctx) {
+  const int64_t nr = ctx.t.nr, c = ctx.k.row_len;
+  const float* a = ctx.ptr[in.a];
+  float* d = ctx.d;
+  for (int64_t r = 0; r < nr; ++r) {
+    const float* row = a + r * c;
+    d[r] = in.op == FOp::reduce_sum   ? SumRow(row, c)
+           : in.op == FOp::reduce_max ? ExtremeRow<true>(row, c)
+                                      : ExtremeRow<false>(row, c);
+  }
+  zero_pad(d, nr);
+}
+
+// add/sub/mul/div with a row register operand, taken over its row.
+HWY_INLINE void RunRowOperands(const FInstr& in, const InstrCtx& ctx) {
+  const int64_t n = ctx.t.n, nr = ctx.t.nr, c = ctx.k.row_len;
+  const float* a = ctx.ptr[in.a];
+  const float* b = in.b >= 0 ? ctx.ptr[in.b] : nullptr;
+  float* d = ctx.d;
+  switch (in.op) {
+    case FOp::add:
+      RowMap2(
+          a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Add(x, y); },
+          [](float x, float y) { return x + y; });
+      break;
+    case FOp::sub:
+      RowMap2(
+          a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Sub(x, y); },
+          [](float x, float y) { return x - y; });
+      break;
+    case FOp::mul:
+      RowMap2(
+          a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Mul(x, y); },
+          [](float x, float y) { return x * y; });
+      break;
+    default:
+      RowMap2(
+          a, in.a_row, b, in.b_row, d, nr, c, [](VF x, VF y) { return hn::Div(x, y); },
+          [](float x, float y) { return x / y; });
+      break;
+  }
+  zero_pad(d, n);
+}
+
+// An elementwise op over the padded tile (m elements, a whole number of vectors).
+HWY_INLINE void RunElementwise(const FInstr& in, const InstrCtx& ctx) {
+  const float* a = ctx.ptr[in.a];
+  const float* b = in.b >= 0 ? ctx.ptr[in.b] : nullptr;
+  const float* cc = in.c >= 0 ? ctx.ptr[in.c] : nullptr;
+  float* d = ctx.d;
+  const int64_t m = padded(ctx.len);
+  switch (in.op) {
+    case FOp::add:
+      Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Add(x, y); });
+      break;
+    case FOp::sub:
+      Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Sub(x, y); });
+      break;
+    case FOp::mul:
+      Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Mul(x, y); });
+      break;
+    case FOp::div:
+      Map2(a, b, d, m, [](DF, VF x, VF y) { return hn::Div(x, y); });
+      break;
+    case FOp::max:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return MaxRef(df, x, y); });
+      break;
+    case FOp::min:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return MinRef(df, x, y); });
+      break;
+    case FOp::neg:
+      Map1(a, d, m, [](DF, VF x) { return hn::Neg(x); });
+      break;
+    case FOp::abs:
+      Map1(a, d, m, [](DF, VF x) { return hn::Abs(x); });
+      break;
+    case FOp::relu:  // x < 0 ? 0 : x (NaN and -0 kept)
+      Map1(a, d, m, [](DF df, VF x) { return hn::IfThenZeroElse(hn::Lt(x, hn::Zero(df)), x); });
+      break;
+    case FOp::exp:
+      vexp(a, d, m);
+      break;
+    case FOp::tanh:
+      vtanh(a, d, m);
+      break;
+    case FOp::logistic:
+      vlogistic(a, d, m);
+      break;
+    case FOp::log:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::log(a[i]);
+      break;
+    case FOp::erf:
+      for (int64_t i = 0; i < m; ++i) d[i] = std::erf(a[i]);
+      break;
+    case FOp::sin:
+      vsin(a, d, m);
+      break;
+    case FOp::cos:
+      vcos(a, d, m);
+      break;
+    case FOp::sqrt:
+      Map1(a, d, m, [](DF, VF x) { return hn::Sqrt(x); });
+      break;
+    case FOp::rsqrt:  // 1 / sqrt(x), both correctly rounded, as the reference
+      Map1(a, d, m, [](DF df, VF x) { return hn::Div(hn::Set(df, 1.0f), hn::Sqrt(x)); });
+      break;
+    case FOp::lt:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::lt>(df, x, y); });
+      break;
+    case FOp::le:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::le>(df, x, y); });
+      break;
+    case FOp::gt:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::gt>(df, x, y); });
+      break;
+    case FOp::ge:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ge>(df, x, y); });
+      break;
+    case FOp::eq:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::eq>(df, x, y); });
+      break;
+    case FOp::ne:
+      Map2(a, b, d, m, [](DF df, VF x, VF y) { return OneIf<FOp::ne>(df, x, y); });
+      break;
+    case FOp::sign:
+    case FOp::floor:
+    case FOp::ceil:
+    case FOp::round:
+    case FOp::log1p:
+    case FOp::expm1:
+    case FOp::exp2:
+    case FOp::tan:
+    case FOp::erf_inv:
+    case FOp::is_finite:
+    case FOp::convert:
+      ScalarUnary(in.op, a, d, m);
+      break;
+    case FOp::pow:
+    case FOp::atan2:
+    case FOp::rem:
+      ScalarBinary(in.op, a, b, d, m);
+      break;
+    case FOp::clamp:
+      for (int64_t i = 0; i < m; ++i) d[i] = ClampRef(a[i], b[i], cc[i]);
+      break;
+    case FOp::select: {
+      const DF df;
+      const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+      for (int64_t i = 0; i < m; i += lanes) {
+        const auto p = hn::Ne(hn::LoadU(df, a + i), hn::Zero(df));
+        hn::StoreU(hn::IfThenElse(p, hn::LoadU(df, b + i), hn::LoadU(df, cc + i)), df, d + i);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// The output registers into the outputs (bool ones as x != 0; in-place ones are there already).
+void StoreOutputs(const FusedKernel& k, void* const* outs, const float** ptr, const Tile& t) {
+  const int64_t n = t.n, nr = t.nr;
   for (size_t o = 0; o < k.out_regs.size(); ++o) {
     const float* r = ptr[k.out_regs[o]];
     const bool row = k.out_row[o];
@@ -445,6 +462,32 @@ void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, fl
       std::memcpy(d, r, static_cast<size_t>(len) * 4);
     }
   }
+}
+
+void RunTile(const FusedKernel& k, const void* const* ins, void* const* outs, float* regs,
+             const float** ptr, const Tile& t) {
+  auto storage = [&](int32_t r) { return regs + static_cast<int64_t>(r) * k.reg_floats; };
+  for (const FInstr& in : k.prologue) ptr[in.dst] = storage(in.dst);
+  // an f32 output written in place: its tile, when that is a whole number of vectors (else the
+  // padding would reach the next tile, another thread's)
+  const bool in_place_out = t.n % kRegPad == 0;
+  for (const FInstr& in : k.code) {
+    float* d = storage(in.dst);
+    if (const int32_t o = k.out_of_reg[in.dst]; o >= 0 && in_place_out && !t.donated[o])
+      d = static_cast<float*>(outs[o]) + t.i0;
+    ptr[in.dst] = d;
+    const InstrCtx ctx{
+        k, t, ins, ptr, d, in.row ? t.nr : t.n, in.row ? t.r0 : t.i0, in.row ? k.rows : k.numel};
+    if (RunLoad(in, ctx)) continue;
+    if (in.op == FOp::reduce_sum || in.op == FOp::reduce_max || in.op == FOp::reduce_min) {
+      RunRowReduce(in, ctx);
+    } else if (in.a_row || in.b_row) {
+      RunRowOperands(in, ctx);
+    } else {
+      RunElementwise(in, ctx);
+    }
+  }
+  StoreOutputs(k, outs, ptr, t);
 }
 
 }  // namespace lazax::cpu::HWY_NAMESPACE
