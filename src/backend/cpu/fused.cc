@@ -248,151 +248,210 @@ std::vector<FusionGroup> fuse_groups(const Function& f) {
   return out;
 }
 
+namespace {
+
+// Builds a group's register program, member by member (plan_fused).
+class KernelBuilder {
+ public:
+  KernelBuilder(const Function& f, const FusionGroup& g, const std::vector<int32_t>& slot_base,
+                std::vector<int32_t>& in_slots)
+      : f_(f),
+        slot_base_(slot_base),
+        in_slots_(in_slots),
+        k_(std::make_shared<FusedKernel>()),
+        reg_of_node_(f.nodes().size(), -1),
+        expand_of_(f.nodes().size(), -1),
+        expanded_(f.nodes().size(), -1) {
+    // The group's shape: that of its full-class members (a reduction's operand).
+    const Node& first = f.node(g.members[0]);
+    gs_ = group_shape(is_reduction(first.op) ? f.type(first.operands[0]).shape
+                                             : first.outputs[0].shape);
+    for (int32_t m : g.members) gs_.rowwise = gs_.rowwise || is_reduction(f.node(m).op);
+    size_tiles();
+  }
+
+  // The instructions of member m, after those of the members before it.
+  void add_member(int32_t m) {
+    const Node& n = f_.node(m);
+    if (n.op == OpCode::reshape) {  // a row value under another shape: its register
+      reg_of_node_[static_cast<size_t>(m)] = reg_for(n.operands[0]);
+      return;
+    }
+    if (n.op == OpCode::broadcast_in_dim) {
+      add_broadcast(m, n);
+      return;
+    }
+    FOp op = FOp::load;
+    fusible_op(n, op);
+    FInstr in{op, gs_.is_row(n.outputs[0].shape)};
+    const bool row_operands = op == FOp::add || op == FOp::sub || op == FOp::mul || op == FOp::div;
+    take_operand(n.operands[0], row_operands, in.a, in.a_row);
+    if (n.operands.size() > 1) take_operand(n.operands[1], row_operands, in.b, in.b_row);
+    if (n.operands.size() > 2) in.c = operand_reg(n.operands[2]);
+    in.dst = new_reg(in.row);
+    k_->code.push_back(in);
+    reg_of_node_[static_cast<size_t>(m)] = in.dst;
+  }
+
+  // The members read outside the group become outputs (written in place where they can be).
+  void add_outputs(const FusionGroup& g, const std::vector<bool>& used_outside,
+                   std::vector<int32_t>& out_slots) {
+    FusedKernel& k = *k_;
+    k.out_of_reg.assign(static_cast<size_t>(k.num_regs), -1);
+    std::vector<bool> computed(static_cast<size_t>(k.num_regs), false);
+    for (const FInstr& in : k.code) computed[static_cast<size_t>(in.dst)] = in.op > FOp::load_cols;
+    for (int32_t m : g.members) {
+      if (!used_outside[static_cast<size_t>(m)]) continue;
+      const int32_t reg = expand_of_[static_cast<size_t>(m)] >= 0
+                              ? materialize(m)
+                              : reg_of_node_[static_cast<size_t>(m)];
+      const TensorType& t = f_.node(m).outputs[0];
+      auto& direct = k.out_of_reg[static_cast<size_t>(reg)];
+      if (static_cast<size_t>(reg) < computed.size() && computed[static_cast<size_t>(reg)] &&
+          !reg_row_[static_cast<size_t>(reg)] && t.dtype == DType::f32 && direct < 0)
+        direct = static_cast<int32_t>(k.out_regs.size());
+      out_slots.push_back(slot_base_[static_cast<size_t>(m)]);
+      k.out_regs.push_back(reg);
+      // (by the member's shape: a row value may live in a scalar register)
+      k.out_row.push_back(gs_.is_row(t.shape));
+      k.out_types.push_back(t);
+    }
+    k.out_of_reg.resize(static_cast<size_t>(k.num_regs), -1);
+  }
+
+  // Which inputs are read tile by tile only (may give their buffer to an output), then the
+  // registers' reuse.
+  std::shared_ptr<FusedKernel> finish() {
+    FusedKernel& k = *k_;
+    for (const FInstr& in : k.code) {  // an input read by rows or broadcast: not tile-local
+      const bool load = in.op <= FOp::load_cols;
+      if (load && (in.op != FOp::load || in.row)) k.in_full[static_cast<size_t>(in.a)] = 0;
+    }
+    for (const FInstr& in : k.prologue) k.in_full[static_cast<size_t>(in.a)] = 0;
+    k.out_donor.assign(k.out_types.size(), -1);
+    reuse_registers(k, reg_row_);
+    return k_;
+  }
+
+ private:
+  void size_tiles() {
+    FusedKernel& k = *k_;
+    k.numel = gs_.full.numel();
+    if (gs_.rowwise) {
+      k.row_len = gs_.full[gs_.full.rank() - 1];
+      k.rows = k.numel / k.row_len;
+      k.tile = std::max<int64_t>(1, kTile / k.row_len) * k.row_len;
+    } else {
+      k.tile = kTile;
+    }
+    k.reg_floats = (k.tile + kRegPad - 1) / kRegPad * kRegPad;
+  }
+
+  int32_t new_reg(bool row) {
+    reg_row_.push_back(row);
+    return k_->num_regs++;
+  }
+
+  int32_t add_input(ValueRef v) {
+    in_slots_.push_back(slot_base_[static_cast<size_t>(v.node)] + v.index);
+    const TensorType& t = f_.type(v);
+    k_->in_full.push_back(t.dtype == DType::f32 && t.shape == gs_.full);  // (cleared in finish)
+    return static_cast<int32_t>(in_slots_.size()) - 1;
+  }
+
+  // The register of value v: a member's, or an input's, loaded once (a scalar in the prologue).
+  int32_t reg_for(ValueRef v) {
+    if (int32_t r = reg_of_node_[static_cast<size_t>(v.node)]; r >= 0) return r;
+    for (auto& [ref, reg] : input_regs_)
+      if (ref == v) return reg;
+    const TensorType& t = f_.type(v);
+    const bool scalar = t.shape.rank() == 0, pred = t.dtype == DType::boolean;
+    const bool row = !scalar && gs_.is_row(t.shape);
+    FInstr ld{pred ? FOp::load_bool : FOp::load, row, new_reg(row), add_input(v)};
+    if (scalar) {
+      ld.op = pred ? FOp::scalar_bool : FOp::scalar;
+      k_->prologue.push_back(ld);
+    } else {
+      k_->code.push_back(ld);
+    }
+    input_regs_.emplace_back(v, ld.dst);
+    return ld.dst;
+  }
+
+  // A broadcast of a row value over its rows is read by add/sub/mul/div as is (a_row/b_row);
+  // other readers get it written out by an expand, made once.
+  int32_t materialize(int32_t node) {
+    auto& r = expanded_[static_cast<size_t>(node)];
+    if (r < 0) {
+      FInstr ex{FOp::expand, false, new_reg(false), expand_of_[static_cast<size_t>(node)]};
+      k_->code.push_back(ex);
+      r = ex.dst;
+    }
+    return r;
+  }
+
+  int32_t operand_reg(ValueRef v) {
+    return expand_of_[static_cast<size_t>(v.node)] >= 0 ? materialize(v.node) : reg_for(v);
+  }
+
+  void take_operand(ValueRef v, bool row_operands, int32_t& reg, bool& row) {
+    const int32_t e = expand_of_[static_cast<size_t>(v.node)];
+    if (row_operands && e >= 0) {
+      reg = e;
+      row = true;
+    } else {
+      reg = operand_reg(v);
+    }
+  }
+
+  // A broadcast member: a row value of the group over its row (read by its readers), a load by
+  // rows or columns of an input, or a scalar's register.
+  void add_broadcast(int32_t m, const Node& n) {
+    const TensorType& t0 = f_.type(n.operands[0]);
+    if (t0.shape.rank() == 0) {
+      reg_of_node_[static_cast<size_t>(m)] = reg_for(n.operands[0]);  // a scalar register
+      return;
+    }
+    const int32_t in_reg = reg_of_node_[static_cast<size_t>(n.operands[0].node)];
+    if (in_reg >= 0) {  // a row value of the group, over its row
+      expand_of_[static_cast<size_t>(m)] = in_reg;
+      return;
+    }
+    const int kind = broadcast_kind(n, t0.shape);
+    const int64_t per = kind == 1 ? n.outputs[0].numel() / t0.numel() : t0.numel();
+    FInstr ld{kind == 1 ? FOp::load_rows : FOp::load_cols,
+              false,
+              new_reg(false),
+              add_input(n.operands[0]),
+              -1,
+              -1,
+              per};
+    k_->code.push_back(ld);
+    reg_of_node_[static_cast<size_t>(m)] = ld.dst;
+  }
+
+  const Function& f_;
+  const std::vector<int32_t>& slot_base_;
+  std::vector<int32_t>& in_slots_;
+  std::shared_ptr<FusedKernel> k_;
+  GroupShape gs_;
+  std::vector<int32_t> reg_of_node_;
+  std::vector<bool> reg_row_;
+  std::vector<std::pair<ValueRef, int32_t>> input_regs_;
+  std::vector<int32_t> expand_of_, expanded_;
+};
+
+}  // namespace
+
 std::shared_ptr<StepState> plan_fused(const Function& f, const FusionGroup& g,
                                       const std::vector<int32_t>& slot_base,
                                       const std::vector<bool>& used_outside,
                                       std::vector<int32_t>& in_slots,
                                       std::vector<int32_t>& out_slots) {
-  auto k = std::make_shared<FusedKernel>();
-  // The group's shape: that of its full-class members (a reduction's operand).
-  const Node& first = f.node(g.members[0]);
-  GroupShape gs = group_shape(is_reduction(first.op) ? f.type(first.operands[0]).shape
-                                                     : first.outputs[0].shape);
-  for (int32_t m : g.members) gs.rowwise = gs.rowwise || is_reduction(f.node(m).op);
-  k->numel = gs.full.numel();
-  if (gs.rowwise) {
-    k->row_len = gs.full[gs.full.rank() - 1];
-    k->rows = k->numel / k->row_len;
-    k->tile = std::max<int64_t>(1, kTile / k->row_len) * k->row_len;
-  } else {
-    k->tile = kTile;
-  }
-  k->reg_floats = (k->tile + kRegPad - 1) / kRegPad * kRegPad;
-
-  std::vector<int32_t> reg_of_node(f.nodes().size(), -1);
-  std::vector<bool> reg_row;
-  std::vector<std::pair<ValueRef, int32_t>> input_regs;
-  auto new_reg = [&](bool row) {
-    reg_row.push_back(row);
-    return k->num_regs++;
-  };
-  auto add_input = [&](ValueRef v) {
-    in_slots.push_back(slot_base[static_cast<size_t>(v.node)] + v.index);
-    const TensorType& t = f.type(v);
-    k->in_full.push_back(t.dtype == DType::f32 && t.shape == gs.full);  // (cleared below)
-    return static_cast<int32_t>(in_slots.size()) - 1;
-  };
-  auto reg_for = [&](ValueRef v) {
-    if (int32_t r = reg_of_node[static_cast<size_t>(v.node)]; r >= 0) return r;
-    for (auto& [ref, reg] : input_regs)
-      if (ref == v) return reg;
-    const TensorType& t = f.type(v);
-    const bool scalar = t.shape.rank() == 0, pred = t.dtype == DType::boolean;
-    const bool row = !scalar && gs.is_row(t.shape);
-    FInstr ld{pred ? FOp::load_bool : FOp::load, row, new_reg(row), add_input(v)};
-    if (scalar) {
-      ld.op = pred ? FOp::scalar_bool : FOp::scalar;
-      k->prologue.push_back(ld);
-    } else {
-      k->code.push_back(ld);
-    }
-    input_regs.emplace_back(v, ld.dst);
-    return ld.dst;
-  };
-  // A broadcast of a row value over its rows is read by add/sub/mul/div as is (a_row/b_row);
-  // other readers get it written out by an expand, made once.
-  std::vector<int32_t> expand_of(f.nodes().size(), -1), expanded(f.nodes().size(), -1);
-  auto materialize = [&](int32_t node) {
-    auto& r = expanded[static_cast<size_t>(node)];
-    if (r < 0) {
-      FInstr ex{FOp::expand, false, new_reg(false), expand_of[static_cast<size_t>(node)]};
-      k->code.push_back(ex);
-      r = ex.dst;
-    }
-    return r;
-  };
-  auto operand_reg = [&](ValueRef v) {
-    return expand_of[static_cast<size_t>(v.node)] >= 0 ? materialize(v.node) : reg_for(v);
-  };
-  for (int32_t m : g.members) {
-    const Node& n = f.node(m);
-    if (n.op == OpCode::reshape) {  // a row value under another shape: its register
-      reg_of_node[static_cast<size_t>(m)] = reg_for(n.operands[0]);
-      continue;
-    }
-    FOp op = FOp::load;
-    fusible_op(n, op);
-    const TensorType& t0 = f.type(n.operands[0]);
-    const bool out_row = gs.is_row(n.outputs[0].shape);
-    if (n.op == OpCode::broadcast_in_dim && t0.shape.rank() != 0) {
-      const int32_t in_reg = reg_of_node[static_cast<size_t>(n.operands[0].node)];
-      if (in_reg >= 0) {  // a row value of the group, over its row
-        expand_of[static_cast<size_t>(m)] = in_reg;
-        continue;
-      }
-      int kind = broadcast_kind(n, t0.shape);
-      int64_t per = kind == 1 ? n.outputs[0].numel() / t0.numel() : t0.numel();
-      FInstr ld{kind == 1 ? FOp::load_rows : FOp::load_cols,
-                false,
-                new_reg(false),
-                add_input(n.operands[0]),
-                -1,
-                -1,
-                per};
-      k->code.push_back(ld);
-      reg_of_node[static_cast<size_t>(m)] = ld.dst;
-      continue;
-    }
-    if (n.op == OpCode::broadcast_in_dim) {
-      reg_of_node[static_cast<size_t>(m)] = reg_for(n.operands[0]);  // a scalar register
-      continue;
-    }
-    FInstr in{op, out_row};
-    const bool row_operands = op == FOp::add || op == FOp::sub || op == FOp::mul || op == FOp::div;
-    auto take = [&](size_t i, int32_t& reg, bool& row) {
-      const int32_t e = expand_of[static_cast<size_t>(n.operands[i].node)];
-      if (row_operands && e >= 0) {
-        reg = e;
-        row = true;
-      } else {
-        reg = operand_reg(n.operands[i]);
-      }
-    };
-    take(0, in.a, in.a_row);
-    if (n.operands.size() > 1) take(1, in.b, in.b_row);
-    if (n.operands.size() > 2) in.c = operand_reg(n.operands[2]);
-    in.dst = new_reg(out_row);
-    k->code.push_back(in);
-    reg_of_node[static_cast<size_t>(m)] = in.dst;
-  }
-  k->out_of_reg.assign(static_cast<size_t>(k->num_regs), -1);
-  std::vector<bool> computed(static_cast<size_t>(k->num_regs), false);
-  for (const FInstr& in : k->code) computed[static_cast<size_t>(in.dst)] = in.op > FOp::load_cols;
-  for (int32_t m : g.members) {
-    if (!used_outside[static_cast<size_t>(m)]) continue;
-    const int32_t reg = expand_of[static_cast<size_t>(m)] >= 0
-                            ? materialize(m)
-                            : reg_of_node[static_cast<size_t>(m)];
-    const TensorType& t = f.node(m).outputs[0];
-    auto& direct = k->out_of_reg[static_cast<size_t>(reg)];
-    if (static_cast<size_t>(reg) < computed.size() && computed[static_cast<size_t>(reg)] &&
-        !reg_row[static_cast<size_t>(reg)] && t.dtype == DType::f32 && direct < 0)
-      direct = static_cast<int32_t>(k->out_regs.size());
-    out_slots.push_back(slot_base[static_cast<size_t>(m)]);
-    k->out_regs.push_back(reg);
-    // (by the member's shape: a row value may live in a scalar register)
-    k->out_row.push_back(gs.is_row(t.shape));
-    k->out_types.push_back(t);
-  }
-  k->out_of_reg.resize(static_cast<size_t>(k->num_regs), -1);
-  for (const FInstr& in : k->code) {  // an input read by rows or broadcast: not tile-local
-    const bool load = in.op <= FOp::load_cols;
-    if (load && (in.op != FOp::load || in.row)) k->in_full[static_cast<size_t>(in.a)] = 0;
-  }
-  for (const FInstr& in : k->prologue) k->in_full[static_cast<size_t>(in.a)] = 0;
-  k->out_donor.assign(k->out_types.size(), -1);
-  reuse_registers(*k, reg_row);
-  return k;
+  KernelBuilder b(f, g, slot_base, in_slots);
+  for (int32_t m : g.members) b.add_member(m);
+  b.add_outputs(g, used_outside, out_slots);
+  return b.finish();
 }
 
 int64_t plan_fused_donors(Step& step, const std::vector<char>& param_slot) {
