@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "lazax/ir/layout_fold.h"
+
 namespace lazax::passes::detail {
 namespace {
 
@@ -23,42 +25,21 @@ std::optional<ValueRef> transposed_dot(Builder& b, const Node& n, const Node& do
   return b.add(OpCode::dot_general, {dot.operands[1], dot.operands[0]}, swapped, n.debug);
 }
 
+// A layout view of a value: the value itself when the view changes nothing; one view from the
+// start of a chain of them (ir/layout_fold.h).
+std::optional<ValueRef> fold_view(Builder& b, const Node& n, ValueRef x) {
+  if (is_layout_identity(n.op, n.attrs, b.type(x))) return x;
+  const Node& a = b.node(x.node);
+  if (a.op != n.op) return std::nullopt;
+  Attrs composed = compose_layout(n.op, a.attrs, n.attrs);
+  if (is_layout_identity(n.op, composed, b.type(a.operands[0]))) return a.operands[0];
+  return b.add(n.op, {a.operands[0]}, std::move(composed), n.debug);
+}
+
 std::optional<ValueRef> transpose(Builder& b, const Node& n, ValueRef x, bool sole_reader) {
-  const IntList& p = n.attr<TransposeAttrs>().permutation;
-  if (is_iota(p)) return x;
   const Node& a = b.node(x.node);
   if (a.op == OpCode::dot_general && sole_reader) return transposed_dot(b, n, a);
-  if (a.op != OpCode::transpose) return std::nullopt;
-  // Result dim i = a's dim p[i] = a's operand's dim q[p[i]].
-  const IntList& q = a.attr<TransposeAttrs>().permutation;
-  IntList composed;
-  for (int64_t d : p) composed.push_back(q[static_cast<size_t>(d)]);
-  if (is_iota(composed)) return a.operands[0];
-  return b.add(OpCode::transpose, {a.operands[0]}, TransposeAttrs{composed}, n.debug);
-}
-
-std::optional<ValueRef> reshape(Builder& b, const Node& n, ValueRef x) {
-  const Shape& to = n.attr<ReshapeAttrs>().new_sizes;
-  if (b.type(x).shape == to) return x;
-  const Node& a = b.node(x.node);
-  if (a.op != OpCode::reshape) return std::nullopt;
-  ValueRef inner = a.operands[0];
-  if (b.type(inner).shape == to) return inner;
-  return b.add(OpCode::reshape, {inner}, ReshapeAttrs{to}, n.debug);
-}
-
-std::optional<ValueRef> broadcast(Builder& b, const Node& n, ValueRef x) {
-  const auto& at = n.attr<BroadcastInDimAttrs>();
-  if (b.type(x).shape == at.shape && is_iota(at.broadcast_dimensions)) return x;
-  const Node& a = b.node(x.node);
-  if (a.op != OpCode::broadcast_in_dim) return std::nullopt;
-  // Inner operand dim i -> a's dim d_a[i] -> result dim d_n[d_a[i]]. Always legal: a size-1
-  // dim stays size 1 or broadcasts, a full dim equals its image at each step.
-  const IntList& da = a.attr<BroadcastInDimAttrs>().broadcast_dimensions;
-  IntList dims;
-  for (int64_t d : da) dims.push_back(at.broadcast_dimensions[static_cast<size_t>(d)]);
-  return b.add(OpCode::broadcast_in_dim, {a.operands[0]}, BroadcastInDimAttrs{at.shape, dims},
-               n.debug);
+  return fold_view(b, n, x);
 }
 
 bool contains(const IntList& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
@@ -99,9 +80,8 @@ std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::ve
     case OpCode::transpose:
       return transpose(b, n, ops[0], sole_reader[0]);
     case OpCode::reshape:
-      return reshape(b, n, ops[0]);
     case OpCode::broadcast_in_dim:
-      return broadcast(b, n, ops[0]);
+      return fold_view(b, n, ops[0]);
     case OpCode::dot_general:
       return dot(b, n, ops);
     default:

@@ -14,6 +14,7 @@
 #include "lazax/core/metrics.h"
 #include "lazax/core/pool_allocator.h"
 #include "lazax/core/small_vec.h"
+#include "lazax/ir/layout_fold.h"
 #include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
 #include "lazax/trace/trace_stack.h"
@@ -209,24 +210,6 @@ GraphNodePtr record_call_prechecked(GraphOperands&& operands, SharedAttrs attrs)
 namespace {
 
 // Whether a layout op on x's value changes nothing: x is its result.
-bool is_identity(OpCode op, const Attrs& attrs, const TensorType& x) {
-  switch (op) {
-    case OpCode::transpose: {
-      const IntList& p = std::get<TransposeAttrs>(attrs).permutation;
-      return p.size() == x.shape.rank() && is_iota(p);
-    }
-    case OpCode::reshape:
-      return std::get<ReshapeAttrs>(attrs).new_sizes == x.shape;
-    case OpCode::broadcast_in_dim: {
-      const auto& a = std::get<BroadcastInDimAttrs>(attrs);
-      return a.shape == x.shape && a.broadcast_dimensions.size() == x.shape.rank() &&
-             is_iota(a.broadcast_dimensions);
-    }
-    default:
-      return false;
-  }
-}
-
 // Record-time folding of chains of one layout op (transpose, reshape, broadcast_in_dim): they
 // only move elements, so the folded op computes the same bits, and a training step records
 // fewer ops (the autodiff rules and the shape ops of the API make such chains all the time).
@@ -243,27 +226,11 @@ std::optional<GraphValue> fold_layout(OpCode op, GraphOperands& operands, Shared
     // The op as written is checked first, so that a bad one fails as it would unfolded.
     thread_local std::vector<TensorType> checked;
     infer_types(op, {&x.type(), 1}, *shared, checked);
-    if (op == OpCode::transpose) {
-      // Result dim j of the outer transpose is dim p2[j] of the inner one's result, which is
-      // dim p1[p2[j]] of its operand.
-      const IntList& p2 = std::get<TransposeAttrs>(*shared).permutation;
-      const IntList& p1 = std::get<TransposeAttrs>(*inner.attrs).permutation;
-      IntList composed;
-      for (int64_t d : p2) composed.push_back(p1[static_cast<size_t>(d)]);
-      shared = TransposeAttrs{composed};
-    } else if (op == OpCode::broadcast_in_dim) {
-      // Operand dim i goes to the inner result's dim d1[i], which goes to d2[d1[i]]. A size-1
-      // dim stays 1 or is expanded either way; any other size is kept all the way.
-      const auto& outer = std::get<BroadcastInDimAttrs>(*shared);
-      const IntList& d1 = std::get<BroadcastInDimAttrs>(*inner.attrs).broadcast_dimensions;
-      IntList composed;
-      for (int64_t d : d1) composed.push_back(outer.broadcast_dimensions[static_cast<size_t>(d)]);
-      shared = BroadcastInDimAttrs{outer.shape, composed};  // (made before `outer` is released)
-    }  // reshape: row-major, so only the last one's sizes matter
+    shared = compose_layout(op, *inner.attrs, *shared);
     GraphValue start = inner.operands[0];  // copied before x (the inner node's owner) changes
     x = std::move(start);
   }
-  if (is_identity(op, *shared, x.type())) return x;
+  if (is_layout_identity(op, *shared, x.type())) return x;
   return std::nullopt;
 }
 
