@@ -9,6 +9,7 @@
 #include "kernels.h"
 #include "lazax/core/error.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/interp/scan_loop.h"
 
 namespace lazax::interp {
 namespace {
@@ -58,18 +59,6 @@ int64_t scalar_index(const Literal& l, const char* op) {
       return 0;  // unreachable: checked above
     }
   });
-}
-
-// Row `i` (along dim 0) of x, as a new literal of shape x.shape[1:].
-Literal slice_row(const Literal& x, int64_t i) {
-  Shape row_shape(Dims(x.shape().begin() + 1, x.shape().end()));
-  Literal row = Literal::zeros(TensorType{x.dtype(), row_shape});
-  size_t bytes = row.type.bytes();
-  if (bytes) {
-    std::memcpy(row.buffer.data(),
-                static_cast<const char*>(x.buffer.data()) + static_cast<size_t>(i) * bytes, bytes);
-  }
-  return row;
 }
 
 }  // namespace
@@ -144,30 +133,12 @@ std::vector<Literal> kernel_scan(const Node& node, std::span<const Literal> in) 
   std::vector<TensorType> step_types(carry_types.begin(), carry_types.end());
   step_types.insert(step_types.end(), y_types.begin(), y_types.end());
 
-  std::vector<Literal> carry(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
-  check_results("scan", body, carry, carry_types);
-  std::vector<Literal> ys;
-  for (const auto& t : ys_types) ys.push_back(Literal::zeros(t));
-
-  std::vector<Literal> args;
-  for (int64_t step = 0; step < a.length; ++step) {
-    int64_t i = a.reverse ? a.length - 1 - step : step;
-    args.assign(carry.begin(), carry.end());
-    for (const auto& x : xs) args.push_back(slice_row(x, i));
+  check_results("scan", body, in.first(nc), carry_types);
+  return run_scan_loop(a, in, ys_types, [&](std::vector<Literal> args) {
     auto out = interpret(body, args);
     check_results("scan", body, out, step_types);
-    for (size_t k = 0; k < ys.size(); ++k) {
-      size_t bytes = out[nc + k].type.bytes();
-      if (bytes) {
-        std::memcpy(static_cast<char*>(ys[k].buffer.data()) + static_cast<size_t>(i) * bytes,
-                    out[nc + k].buffer.data(), bytes);
-      }
-    }
-    out.resize(nc);
-    carry = std::move(out);
-  }
-  for (auto& y : ys) carry.push_back(std::move(y));
-  return carry;
+    return out;
+  });
 }
 
 std::vector<Literal> kernel_checkpoint_name(const Node&, std::span<const Literal> in) {

@@ -6,6 +6,7 @@
 
 #include "kernels.h"
 #include "lazax/core/error.h"
+#include "lazax/interp/scan_loop.h"
 
 namespace lazax::cpu {
 namespace {
@@ -50,50 +51,15 @@ void run_while(const Step& s, Frame& frame) {
   s.store(frame, std::move(carry));
 }
 
-Literal row_of(const Literal& x, int64_t i) {
-  Shape row_shape(Dims(x.shape().begin() + 1, x.shape().end()));
-  TensorType t{x.dtype(), row_shape};
-  size_t bytes = t.bytes();
-  Literal row(t, Buffer::allocate_uninitialized(bytes));
-  if (bytes) {
-    std::memcpy(row.buffer.data(),
-                static_cast<const char*>(x.buffer.data()) + static_cast<size_t>(i) * bytes, bytes);
-  }
-  return row;
-}
-
 void run_scan(const Step& s, Frame& frame) {
   const auto& a = s.node->attr<ScanAttrs>();
   const Program& body = *bodies(s).programs[0];
-  std::vector<Literal> in = s.operands(frame);
-  size_t nc = static_cast<size_t>(a.num_carry);
-  std::vector<Literal> carry(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
-  std::vector<Literal> ys;
-  // (Every row is written below: no zero fill, whose first touch of fresh pages was a large
-  // part of a scan over layers' stacked gradients.)
-  for (size_t k = nc; k < s.node->outputs.size(); ++k) {
-    const TensorType& t = s.node->outputs[k];
-    ys.emplace_back(t, Buffer::allocate_uninitialized(t.bytes()));
-  }
-  std::vector<Literal> args;
-  for (int64_t step = 0; step < a.length; ++step) {
-    int64_t i = a.reverse ? a.length - 1 - step : step;
-    args.assign(carry.begin(), carry.end());
-    for (size_t k = nc; k < in.size(); ++k) args.push_back(row_of(in[k], i));
-    std::vector<Literal> out = body.run_values(std::move(args));
-    for (size_t k = 0; k < ys.size(); ++k) {
-      size_t bytes = out[nc + k].type.bytes();
-      if (bytes) {
-        std::memcpy(static_cast<char*>(ys[k].buffer.data()) + static_cast<size_t>(i) * bytes,
-                    out[nc + k].buffer.data(), bytes);
-      }
-    }
-    out.resize(nc);
-    carry = std::move(out);
-    args.clear();
-  }
-  for (auto& y : ys) carry.push_back(std::move(y));
-  s.store(frame, std::move(carry));
+  const std::span<const TensorType> ys_types =
+      std::span<const TensorType>(s.node->outputs).subspan(static_cast<size_t>(a.num_carry));
+  s.store(frame,
+          interp::run_scan_loop(a, s.operands(frame), ys_types, [&](std::vector<Literal> args) {
+            return body.run_values(std::move(args));
+          }));
 }
 
 // The node's bodies in the order the kernels above index them.
