@@ -2,6 +2,13 @@
 // transforms, pure functions, staged control flow, the nn modules, optimizers, learning-rate
 // schedules and checkpoints.
 #pragma once
+#include "lazax/api/ops_elementwise.h"
+#include "lazax/api/ops_everyday.h"
+#include "lazax/api/ops_index.h"
+#include "lazax/api/ops_nn.h"
+#include "lazax/api/ops_reduce.h"
+#include "lazax/api/ops_shape.h"
+#include "lazax/api/ops_sort.h"
 #include "lazax/api/random.h"
 #include "lazax/api/tensor.h"
 #include "lazax/autodiff/check_grads.h"
