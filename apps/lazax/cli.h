@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "lazax/backend/backend.h"
-#include "lazax/runtime/context.h"
 #include "lazax/ir/function.h"
 #include "lazax/ir/literal.h"
+#include "lazax/runtime/context.h"
 
 namespace CLI {
 class App;

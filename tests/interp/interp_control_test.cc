@@ -2,8 +2,8 @@
 // (checkpoint_name, optimization_barrier, copy_to_memory_kind).
 #include <gtest/gtest.h>
 
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/ir/builder.h"
 
 using namespace lazax;
 

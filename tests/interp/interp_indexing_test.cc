@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/ir/builder.h"
 
 using namespace lazax;
 

@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/ir/builder.h"
 
 using namespace lazax;
 

@@ -7,8 +7,8 @@
 #include <limits>
 #include <vector>
 
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/ir/builder.h"
 
 namespace lazax::interp_test {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "lazax/ir/builder.h"
 #include "lazax/interp/interpreter.h"
+#include "lazax/ir/builder.h"
 #include "lazax/ir/printer.h"
 #include "lazax/passes/passes.h"
 #include "random_program.h"

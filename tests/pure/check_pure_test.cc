@@ -1,6 +1,6 @@
 // The purity check of assume_pure (PureOptions::check_pure, or Options::check_pure:
-// LAZAX_CHECK_PURE=1): every call re-traces the function and compares the program with the cached one.
-// Pure functions must pass it call after call (captured parameters updated in place, random
+// LAZAX_CHECK_PURE=1): every call re-traces the function and compares the program with the cached
+// one. Pure functions must pass it call after call (captured parameters updated in place, random
 // numbers, static arguments, gradients); an impure one fails it (assume_pure_test.cc names the
 // node).
 #include <gtest/gtest.h>

@@ -2,7 +2,8 @@
 """Fails when a public op of the Tensor API has no value test in torch_ops.
 
 usage: coverage.py PATH/TO/torch_ops_driver PATH/TO/include/lazax/api
-Every function and method declared in tensor.h and random.h (api_decls.py) must be called by a
+Every function and method declared in tensor.h, its op families' ops_*.h and random.h
+(api_decls.py) must be called by a
 row of the driver's op table (torch_ops_driver --list), and every row by at least one case of
 cases.py / cases_more.py, unless ALLOWED below says why it has no value of its own to compare.
 A row that names a declaration the headers no longer have is an error too.
@@ -41,7 +42,9 @@ ALLOWED = {
 def main():
     driver, include = sys.argv[1], sys.argv[2]
     declared = []
-    for header in ["tensor.h", "random.h"]:
+    # tensor.h (the Tensor class) and the op families' headers it includes (ops_*.h)
+    headers = ["tensor.h", "random.h"] + sorted(h for h in os.listdir(include) if h.startswith("ops_"))
+    for header in headers:
         declared += declarations(os.path.join(include, header))
     listed = json.loads(subprocess.run([driver, "--list"], capture_output=True, text=True, check=True).stdout)
     covered = {normalize(sig): op for op, sigs in listed.items() for sig in sigs}
@@ -57,10 +60,10 @@ def main():
             problems.append(f"{sig}: the driver op '{covered[sig]}' has no case in cases*.py")
     for sig, op in covered.items():
         if sig not in declared:
-            problems.append(f"driver op '{op}' names '{sig}', which tensor.h and random.h do not declare")
+            problems.append(f"driver op '{op}' names '{sig}', which the API headers do not declare")
     for sig in ALLOWED:
         if sig not in declared:
-            problems.append(f"ALLOWED names '{sig}', which tensor.h and random.h do not declare")
+            problems.append(f"ALLOWED names '{sig}', which the API headers do not declare")
     for op in listed:
         if op not in used:
             problems.append(f"driver op '{op}' has no case")
