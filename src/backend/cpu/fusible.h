@@ -57,13 +57,14 @@ constexpr FusedForm fused_form(OpCode op) {
     case OpCode::compare: return {FOp::lt};
     case OpCode::select: return {FOp::select};
     case OpCode::convert: return {FOp::convert};  // between f32 and bool
-    case OpCode::and_: return {FOp::none, kIntegers};
-    case OpCode::or_: return {FOp::none, kIntegers};
-    case OpCode::xor_: return {FOp::none, kIntegers};
-    case OpCode::not_: return {FOp::none, kIntegers};
-    case OpCode::shift_left: return {FOp::none, kIntegers};
-    case OpCode::shift_right_logical: return {FOp::none, kIntegers};
-    case OpCode::shift_right_arithmetic: return {FOp::none, kIntegers};
+    case OpCode::and_:
+    case OpCode::or_:
+    case OpCode::xor_:
+    case OpCode::not_:
+    case OpCode::shift_left:
+    case OpCode::shift_right_logical:
+    case OpCode::shift_right_arithmetic:
+      return {FOp::none, kIntegers};
     // Rowwise: reductions over the last axis, inside a group (lone ones run run_reduce).
     case OpCode::reduce_sum: return {FOp::reduce_sum};
     case OpCode::reduce_max: return {FOp::reduce_max};
