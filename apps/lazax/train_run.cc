@@ -287,7 +287,7 @@ int train(const TrainOptions& o) {
   }
   progress.finish();
   if (stop != 0) {
-    std::printf("interrupted (%s) after step %lld\n", stop == SIGINT ? "SIGINT, Ctrl-C" : "SIGTERM",
+    std::printf("interrupted (%s) after step %lld\n", stop == SIGINT ? "Ctrl-C" : "SIGTERM",
                 static_cast<long long>(last));
   }
   // The last checkpoint is written with the handlers still in place: a second signal ends the
