@@ -91,7 +91,8 @@ for k in range(KILLS):
     resumed = [line for line in out.splitlines() if line.startswith("resuming from")]
     names = checkpoints()
     step = int(names[-1][5:13]) if names else 0
-    print(f"kill {k}: after {time.monotonic() - start:.3f} s ({'during a checkpoint write' if killed_writing else 'between writes'}); "
+    when = "during a checkpoint write" if killed_writing else "between writes"
+    print(f"kill {k}: after {time.monotonic() - start:.3f} s ({when}); "
           f"{resumed[0] if resumed else 'started fresh'}; newest checkpoint now step {step}")
     if step < previous_step:
         fail(f"kill {k}: the newest checkpoint went back from step {previous_step} to {step}")
@@ -116,7 +117,8 @@ if mid_write == 0:
 if os.path.exists(final):
     with open(ref, "rb") as a, open(final, "rb") as b:
         same = a.read() == b.read()
-    print(f"{'ok  ' if same else 'FAIL'} final checkpoint byte-identical to the uninterrupted run's")
+    print(f"{'ok  ' if same else 'FAIL'} the final checkpoint is byte-identical to the "
+          "uninterrupted run's")
     if not same:
         failures.append("final checkpoint differs")
 print(f"{KILLS} kills, {mid_write} during a checkpoint write; {time.monotonic() - t0:.1f} s")
