@@ -5,6 +5,7 @@ usage: train_checkpoints.py PATH/TO/lazax SCRATCH_DIR   (run by ctest as apps.tr
 
 - SIGTERM (and SIGINT) mid-run: exit 143 (130), a checkpoint of the last logged step; resuming
   with --resume auto logs the same losses as an uninterrupted run, bit for bit.
+- --save-every-min writes checkpoints by wall time.
 - SIGUSR1 writes a checkpoint and the run goes on; a second SIGTERM ends the run at once and
   leaves the newest checkpoint loadable.
 - A full disk (RLIMIT_FSIZE below a checkpoint's size): exit 1 with a message that names the
@@ -124,6 +125,12 @@ check(proc.returncode in (-signal.SIGTERM, 143), "two SIGTERMs end the run",
 names = ckpts(d)
 check(bool(names) and names[0] == first[0] and all(loads(os.path.join(d, n)) for n in names),
       "after two SIGTERMs the checkpoints load", f"{names}")
+
+# --save-every-min: a checkpoint whenever that much wall time passed (here 6 ms: several).
+d = p("minutes")
+r = train("--checkpoint-dir", d, "--save-every-min", "0.0001", "--keep", "1000", steps=40)
+check(r.returncode == 0 and len(ckpts(d)) >= 3, "--save-every-min writes checkpoints",
+      f"{ckpts(d)} {r.stderr}")
 
 # A full disk: the run's first checkpoints fit, then RLIMIT_FSIZE is below a checkpoint's size.
 d = p("full")
