@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "lazax/backend/backend.h"
-#include "lazax/runtime/context.h"
 #include "lazax/nn/llama.h"
+#include "lazax/runtime/context.h"
 
 namespace lazax::cli {
 
