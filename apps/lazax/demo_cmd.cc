@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli.h"
 #include "lazax/io/npy.h"
+#include "lazax/optim/checkpoint_dir.h"
 #include "train.h"
 
 #ifndef LAZAX_SOURCE_DIR
@@ -104,16 +106,28 @@ void run_training_demo(const std::string& out_dir) {
   o.eval_every = 50;
   o.svg = (fs::path(out_dir) / "loss.svg").string();
   o.save = (fs::path(out_dir) / "model.safetensors").string();
+  // A checkpoint every 100 steps; an interrupted demo continues where it stopped when run again,
+  // a finished one starts over.
+  o.checkpoint_dir = (fs::path(out_dir) / "checkpoints").string();
+  o.save_every = 100;
+  o.resume = "auto";
+  {
+    optim::CheckpointDir d(o.checkpoint_dir, o.keep);
+    const std::optional<optim::CheckpointEntry> newest = d.newest_intact();
+    if (newest && newest->step >= o.steps) fs::remove_all(o.checkpoint_dir, ec);
+  }
   o.sample_prompt = "Q: What is the meaning of life?\nA: ";
   std::printf(
       "lazax demo: trains a byte-level language model (the Llama-style `tiny` model of\n"
       "`lazax train`: dim 256, 4 layers, 3.5M parameters) on the fortunes of Debian's `fortunes`\n"
-      "package, on the cpu backend; about 4 minutes. Ctrl-C stops it early (and still saves).\n"
+      "package, on the cpu backend; about 4 minutes. Ctrl-C stops it early (and still saves); run\n"
+      "the demo again to continue from the newest checkpoint (one every 100 steps).\n"
       "$ lazax train --model tiny --steps 200 --lr 3e-3 --warmup 20 --eval-every 50\n"
-      "      --svg %s --save %s\n\n",
-      o.svg.c_str(), o.save.c_str());
+      "      --svg %s --save %s\n"
+      "      --checkpoint-dir %s --save-every 100 --resume auto\n\n",
+      o.svg.c_str(), o.save.c_str(), o.checkpoint_dir.c_str());
   std::fflush(stdout);
-  train(o);
+  if (const int code = train(o); code != 0) std::exit(code);
   std::printf(
       "\nThe loss is the mean cross-entropy in nats per byte of predicting the next byte. A model\n"
       "that knows only how often each byte occurs scores the unigram entropy; falling well below\n"

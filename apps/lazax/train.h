@@ -27,6 +27,11 @@ struct TrainOptions {
   bool print_residuals = false;  // list what a layer's backward keeps (--mode assume_pure)
   std::string init, batches, save, resume, log, svg = "loss.svg";
   std::string schedule = "cosine";
+  // Checkpoints (train_checkpoints.h): --resume is a file, a directory or "auto".
+  std::string checkpoint_dir;
+  int64_t save_every = 0;     // steps (0: off)
+  double save_every_min = 0;  // wall minutes (0: off)
+  int64_t keep = 3;
   int64_t warmup = 0;
   double clip = 1.0;
   int64_t eval_every = 0;  // 0: at the end only

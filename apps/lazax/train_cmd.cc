@@ -34,8 +34,15 @@ void add_train_command(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("train", "Train the byte-level Llama-style language model");
   sub->footer(
       "Trains on the fortunes corpus (or --corpus) and prints a progress line; at the end the\n"
-      "metrics report, the loss curve (--svg) and text sampled from the model. Ctrl-C stops after\n"
-      "the current step and saves the checkpoint when --save is given.");
+      "metrics report, the loss curve (--svg) and text sampled from the model.\n"
+      "Checkpoints: --checkpoint-dir DIR --save-every N writes DIR/step-<N>.safetensors every N\n"
+      "steps (atomically; the newest --keep kept); relaunching the same command with --resume "
+      "auto\n"
+      "continues from the newest intact one. SIGTERM or Ctrl-C stops after the current step, "
+      "writes\n"
+      "a checkpoint (to DIR and --save) and exits 143 (SIGTERM) or 130 (SIGINT); a second one "
+      "ends\n"
+      "the run at once. SIGUSR1 writes a checkpoint and goes on.");
   add_sizes(sub, *o);
   sub->add_option("--steps", o->steps, "training steps (default 200)")
       ->check(CLI::Range(int64_t{1}, int64_t{100000000}));
@@ -68,8 +75,21 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{0}, int64_t{100000000}));
   sub->add_option("--clip", o->clip, "clip the gradients' global norm to this (0: off; default 1)")
       ->check(CLI::Range(0.0, 1e30));
-  sub->add_option("--save", o->save, "write a training checkpoint here at the end (safetensors)");
-  sub->add_option("--resume", o->resume, "continue the run saved in this checkpoint");
+  sub->add_option("--save", o->save,
+                  "write a training checkpoint here at the end or when stopped (safetensors)");
+  sub->add_option("--resume", o->resume,
+                  "continue a run: a checkpoint FILE, a DIR of checkpoints (the newest intact "
+                  "one), or auto (the newest in --checkpoint-dir, else start fresh)");
+  sub->add_option("--checkpoint-dir", o->checkpoint_dir,
+                  "write the run's checkpoints into this directory (step-<N>.safetensors)");
+  sub->add_option("--save-every", o->save_every,
+                  "a checkpoint every N steps into --checkpoint-dir (0: off)")
+      ->check(CLI::Range(int64_t{0}, int64_t{100000000}));
+  sub->add_option("--save-every-min", o->save_every_min,
+                  "a checkpoint when M wall minutes passed since the last one (0: off)")
+      ->check(CLI::Range(0.0, 1e6));
+  sub->add_option("--keep", o->keep, "checkpoints kept in --checkpoint-dir (default 3)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   sub->add_option("--eval-every", o->eval_every,
                   "validation loss every N steps (default: at the end only)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000000}));

@@ -6,6 +6,7 @@
 
 #include "batches.h"
 #include "lazax/core/error.h"
+#include "lazax/io/file.h"
 #include "lazax/io/safetensors.h"
 #include "train.h"
 
@@ -28,12 +29,18 @@ nn::LlamaConfig checkpoint_config(const std::string& path) {
   auto get = [&](const char* key) {
     std::optional<std::string> v = f.meta(key);
     if (!v) {
-      throw ValueError("[train] " + path +
+      throw ValueError("[train] " + escape_for_message(path) +
                        " is not a checkpoint of `lazax train --save` (its "
                        "metadata lacks " +
                        key + ")");
     }
-    return std::stoll(*v);
+    char* end = nullptr;
+    const long long n = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end != '\0') {
+      throw ValueError("[train] " + escape_for_message(path) + ": the metadata " + key + " is '" +
+                       escape_for_message(*v) + "', not an integer");
+    }
+    return static_cast<int64_t>(n);
   };
   nn::LlamaConfig c;
   c.dim = get("train.dim");

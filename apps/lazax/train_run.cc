@@ -24,7 +24,9 @@
 #include "lazax/runtime/context.h"
 #include "lazax/runtime/metrics_report.h"
 #include "progress.h"
+#include "signals.h"
 #include "train.h"
+#include "train_checkpoints.h"
 
 namespace lazax::cli {
 namespace {
@@ -59,48 +61,6 @@ Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
 }
 
 int64_t compiles() { return metrics::snapshot().compiles; }
-
-// The sizes and the batch sampler's state go in the checkpoint's extra metadata.
-void save(const std::string& path, const nn::Llama& model, const optim::Optimizer& opt,
-          const nn::LlamaConfig& c, int64_t step, uint64_t rng_state) {
-  optim::CheckpointInfo info;
-  info.step = step;
-  info.data_position = step;
-  info.extra = {{"train.dim", std::to_string(c.dim)},
-                {"train.layers", std::to_string(c.n_layers)},
-                {"train.heads", std::to_string(c.n_heads)},
-                {"train.hidden", std::to_string(c.hidden)},
-                {"train.seq", std::to_string(c.seq)},
-                {"train.batch", std::to_string(c.batch)},
-                {"train.sampler_state", std::to_string(rng_state)}};
-  optim::save_checkpoint(path, model.named_parameters(), &opt, &default_generator(), info);
-}
-
-struct Resumed {
-  int64_t step = 0;
-  uint64_t rng_state = 0;
-};
-
-Resumed resume(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
-               const nn::LlamaConfig& c) {
-  nn::LlamaConfig saved = checkpoint_config(path);
-  if (saved.dim != c.dim || saved.n_layers != c.n_layers || saved.n_heads != c.n_heads ||
-      saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch) {
-    throw ValueError("[train] --resume " + path + " holds a model of dim " +
-                     std::to_string(saved.dim) + ", " + std::to_string(saved.n_layers) +
-                     " layers, " + std::to_string(saved.n_heads) + " heads, hidden " +
-                     std::to_string(saved.hidden) + ", seq " + std::to_string(saved.seq) +
-                     ", batch " + std::to_string(saved.batch) +
-                     "; pass the same sizes as the run that wrote it");
-  }
-  optim::CheckpointInfo info =
-      optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator());
-  Resumed r;
-  r.step = info.step;
-  for (const auto& [k, v] : info.extra)
-    if (k == "train.sampler_state") r.rng_state = std::stoull(v);
-  return r;
-}
 
 double peak_rss_mb() {
   std::ifstream in("/proc/self/status");
@@ -205,12 +165,15 @@ int train(const TrainOptions& o) {
   std::optional<train::Corpus> corpus;
   if (!file || !o.corpus.empty()) corpus = train::load_corpus(o.corpus, c.seq);
   if (!o.save.empty()) check_writable(o.save, "--save");
+  RunCheckpoints checkpoints(o);
+  const std::string resume_from = checkpoints.resume_path();
   if (!o.svg.empty()) check_writable(o.svg, "--svg");
   if (!o.summary.empty()) check_writable(o.summary, "--summary");
   std::ofstream log;
   if (!o.log.empty()) {
     check_writable(o.log, "--log");
-    log.open(o.log, o.resume.empty() ? std::ios::trunc : std::ios::app);
+    if (!resume_from.empty()) trim_log(o.log, optim::verify_checkpoint(resume_from).step);
+    log.open(o.log, resume_from.empty() ? std::ios::trunc : std::ios::app);
     if (!log) throw IOError("[train] --log " + o.log + ": cannot open it for writing");
   }
   const nn::LayerMode mode = nn::layer_mode_from_string(o.mode);
@@ -240,8 +203,8 @@ int train(const TrainOptions& o) {
   std::optional<train::CorpusSampler> sampler;
   if (!file) sampler.emplace(corpus->train, c.batch, c.seq, o.seed * 0x9E3779B97F4A7C15ULL + 1);
   int64_t first = 1;
-  if (!o.resume.empty()) {
-    Resumed r = resume(o.resume, model, *opt, c);
+  if (!resume_from.empty()) {
+    Resumed r = RunCheckpoints::load(resume_from, model, *opt, c);
     first = r.step + 1;
     if (sampler) sampler->rng().set_state(r.rng_state);
   }
@@ -271,10 +234,10 @@ int train(const TrainOptions& o) {
   train::Curve train_curve, valid_curve;
   std::vector<double> step_ms;
   train::ProgressLine progress(stdout);
-  train::install_sigint_flag();
+  std::optional<train::RunSignals> signals(std::in_place);
   const auto t_start = Clock::now();
   int64_t last = first - 1;
-  bool interrupted = false;
+  int stop = 0;
   for (int64_t step = first; step <= steps; ++step) {
     const train::Batch b = file ? file->at(step - 1) : sampler->next();
     const auto t0 = Clock::now();
@@ -315,19 +278,22 @@ int train(const TrainOptions& o) {
     }
     progress.update(text);
     last = step;
-    if (train::sigint_received()) {
-      interrupted = true;
-      break;
+    stop = train::RunSignals::stop_signal();
+    if (stop != 0) break;
+    if (step < steps && checkpoints.due(step, train::RunSignals::checkpoint_requested())) {
+      progress.finish();
+      checkpoints.save(step, false, model, *opt, c, sampler ? sampler->rng().state() : 0);
     }
   }
   progress.finish();
-  train::restore_sigint();
-  if (interrupted)
-    std::printf("interrupted (Ctrl-C) after step %lld\n", static_cast<long long>(last));
-  if (!o.save.empty()) {
-    save(o.save, model, *opt, c, last, sampler ? sampler->rng().state() : 0);
-    std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(last), o.save.c_str());
+  if (stop != 0) {
+    std::printf("interrupted (%s) after step %lld\n", stop == SIGINT ? "Ctrl-C" : "SIGTERM",
+                static_cast<long long>(last));
   }
+  // The last checkpoint is written with the handlers still in place: a second signal ends the
+  // process at once, and the atomic write leaves the previous checkpoint whole.
+  checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
+  signals.reset();
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
   if (!o.summary.empty() && !train_curve.empty()) {
     std::vector<train::Batch> infer_batches;
@@ -352,12 +318,12 @@ int train(const TrainOptions& o) {
                           "train");
     std::printf("loss curve: %s\n", o.svg.c_str());
   }
-  if (o.sample_tokens > 0 && !interrupted) {
+  if (o.sample_tokens > 0 && stop == 0) {
     std::string text = sample_text(model, o.sample_prompt, o.sample_tokens, 0.8, o.seed + 7);
     std::printf("\nsampled (temperature 0.8):\n%s%s\n", o.sample_prompt.c_str(),
                 printable(text).c_str());
   }
-  return interrupted ? 130 : 0;
+  return stop != 0 ? train::interrupted_status(stop) : 0;
 }
 
 }  // namespace lazax::cli

@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -145,26 +143,5 @@ std::string loss_curve_svg(const Curve& train, const Curve& valid, std::optional
   o << "</svg>\n";
   return o.str();
 }
-
-namespace {
-
-std::atomic<bool> g_sigint{false};
-void (*g_previous)(int) = SIG_DFL;
-
-extern "C" void on_sigint(int /*sig*/) {
-  g_sigint.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process
-}
-
-}  // namespace
-
-void install_sigint_flag() {
-  g_sigint.store(false);
-  g_previous = std::signal(SIGINT, on_sigint);
-}
-
-bool sigint_received() { return g_sigint.load(); }
-
-void restore_sigint() { std::signal(SIGINT, g_previous == SIG_ERR ? SIG_DFL : g_previous); }
 
 }  // namespace lazax::train

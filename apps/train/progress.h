@@ -1,5 +1,5 @@
 // What `lazax train` shows and writes while it runs: the progress line, the per-step JSON log,
-// the loss-curve picture, and the Ctrl-C flag.
+// and the loss-curve picture (the signals are signals.h).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -52,11 +52,5 @@ using Curve = std::vector<std::pair<int64_t, double>>;  // (step, loss)
 // step, with axes, tick labels and a legend; `reference` (the unigram entropy) as a dashed line.
 std::string loss_curve_svg(const Curve& train, const Curve& valid, std::optional<double> reference,
                            const std::string& title);
-
-// Ctrl-C: after install_sigint_flag(), the first SIGINT sets the flag (the loop stops after the
-// step), a second one ends the process as usual.
-void install_sigint_flag();
-bool sigint_received();
-void restore_sigint();
 
 }  // namespace lazax::train

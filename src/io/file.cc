@@ -112,4 +112,51 @@ void write_file_atomically(const std::string& path, std::span<const uint8_t> byt
   if (d.fd >= 0) (void)::fsync(d.fd);
 }
 
+std::string escape_for_message(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size());
+  auto escape = [&](unsigned char b) {
+    out += "\\x";
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  };
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const unsigned char b = byte(i);
+    if (b < 0x80) {
+      if (b == '\\') {
+        out += "\\\\";
+      } else if (b < 0x20 || b == 0x7f) {
+        escape(b);
+      } else {
+        out += static_cast<char>(b);
+      }
+      ++i;
+      continue;
+    }
+    // A UTF-8 sequence: its length, the least code point of that length (no overlong forms),
+    // then continuation bytes; no surrogates, nothing above U+10FFFF, no C1 controls.
+    const size_t len = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
+    uint32_t cp = len == 4 ? b & 0x07u : len == 3 ? b & 0x0fu : b & 0x1fu;
+    bool ok = len != 0 && i + len <= bytes.size();
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (byte(i + k) & 0xc0) == 0x80;
+      cp = (cp << 6) | (byte(i + k) & 0x3fu);
+    }
+    constexpr uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+    ok = ok && cp >= kLeast[len] && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) &&
+         !(cp >= 0x80 && cp < 0xa0);
+    if (!ok) {
+      escape(b);
+      ++i;
+      continue;
+    }
+    out.append(bytes.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
 }  // namespace lazax

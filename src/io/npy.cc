@@ -40,7 +40,7 @@ constexpr std::array<DescrRow, 9> kDescrs = {{
 }};
 
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw IOError("[npy] " + file + ": " + what);
+  throw IOError("[npy] " + escape_for_message(file) + ": " + what);
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -60,7 +60,7 @@ DType dtype_from_descr(const std::string& descr, const std::string& file) {
     if (row.code != code) continue;
     // '=' and '|' mean native order, which is little-endian here; order is moot for one byte.
     if (order == '>' && dtype_size(row.dtype) > 1) {
-      fail(file, "big-endian dtype '" + descr +
+      fail(file, "big-endian dtype '" + escape_for_message(descr) +
                      "' is not supported; convert it with "
                      "arr.astype('<" +
                      std::string(code) + "') before saving");
@@ -68,7 +68,7 @@ DType dtype_from_descr(const std::string& descr, const std::string& file) {
     return row.dtype;
   }
   fail(file,
-       "unsupported dtype '" + descr +
+       "unsupported dtype '" + escape_for_message(descr) +
            "'; lazax reads <f2 <f4 <f8 |i1 <i4 <i8 |u1 <u4 |b1 (convert with arr.astype(...), "
            "e.g. arr.astype(np.float32), before saving)");
 }
@@ -124,9 +124,10 @@ Literal parse_npy(std::span<const uint8_t> bytes, const std::string& file) {
   const size_t data_start = header_start + header_len;
   const size_t have = n - data_start;
   if (have != need) {
-    fail(file, "data size mismatch: shape " + shape_text(h.shape) + " of '" + h.descr + "' needs " +
-                   std::to_string(need) + " bytes but the file has " + std::to_string(have) +
-                   " after the header" + (have < need ? " (truncated?)" : ""));
+    fail(file, "data size mismatch: shape " + shape_text(h.shape) + " of '" +
+                   escape_for_message(h.descr) + "' needs " + std::to_string(need) +
+                   " bytes but the file has " + std::to_string(have) + " after the header" +
+                   (have < need ? " (truncated?)" : ""));
   }
 
   Literal lit = Literal::zeros(TensorType{dtype, Shape(h.shape)});

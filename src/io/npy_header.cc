@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "lazax/core/error.h"
+#include "lazax/io/file.h"
 
 namespace lazax::npy {
 namespace {
@@ -61,8 +62,8 @@ class DictParser {
 
  private:
   [[noreturn]] void fail_at(size_t pos, const std::string& what) const {
-    throw IOError("[npy] " + file_ + ": bad header: " + what + " (at header offset " +
-                  std::to_string(pos) + ")");
+    throw IOError("[npy] " + escape_for_message(file_) + ": bad header: " +
+                  escape_for_message(what) + " (at header offset " + std::to_string(pos) + ")");
   }
   [[noreturn]] void fail(const std::string& what) const { fail_at(pos_, what); }
 

@@ -45,8 +45,9 @@ constexpr std::array<DTypeRow, 10> kDTypes = {{
 constexpr std::array<std::string_view, 6> kOtherFormatDTypes = {"I16",     "U16",     "U64",
                                                                 "F8_E4M3", "F8_E5M2", "C64"};
 
+// `what` may quote the file's bytes (names, the JSON parser's "last read: ..."): escaped.
 [[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw IOError("[safetensors] " + file + ": " + what);
+  throw IOError("[safetensors] " + escape_for_message(file) + ": " + escape_for_message(what));
 }
 
 std::string_view format_name(DType t) {

@@ -8,17 +8,57 @@
 #include <set>
 
 #include "lazax/core/error.h"
+#include "lazax/core/hash.h"
+#include "lazax/io/file.h"
 #include "lazax/io/safetensors.h"
 
 namespace lazax::optim {
 namespace {
 
-constexpr char kFormat[] = "lazax-training-checkpoint/1";
-const std::set<std::string> kReservedKeys = {"format",     "step",     "data_position",
-                                             "optim.kind", "optim.lr", "optim.step"};
+constexpr char kFormat[] = "lazax-training-checkpoint/2";
+// Version 1 (no checksum) is still read.
+constexpr char kFormatV1[] = "lazax-training-checkpoint/1";
+const std::set<std::string> kReservedKeys = {
+    "format", "step", "data_position", "optim.kind", "optim.lr", "optim.step", "checksum"};
 
+// `what` may quote the file's metadata: escaped.
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw ValueError("[checkpoint] " + path + ": " + what);
+  throw ValueError("[checkpoint] " + escape_for_message(path) + ": " + escape_for_message(what));
+}
+
+// The checksum of a checkpoint: each tensor's name, type and bytes and each metadata key and
+// value but "checksum", in the file's order, through Hasher (XXH3), as 16 hex digits.
+std::string checksum_of(const SafetensorsFile& f) {
+  Hasher h;
+  for (const auto& [name, lit] : f.tensors) {
+    h.add(name).add(lit.type.str()).add_bytes(lit.buffer.data(), lit.type.bytes());
+  }
+  for (const auto& [key, value] : f.metadata) {
+    if (key == "checksum") continue;
+    h.add(key).add(value);
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h.digest()));
+  return buf;
+}
+
+// Reads a training checkpoint and checks its format and checksum.
+SafetensorsFile read_checked(const std::string& path) {
+  SafetensorsFile f = read_safetensors(path);
+  const std::optional<std::string> format = f.meta("format");
+  if (format == kFormatV1) return f;
+  if (format != kFormat) {
+    fail(path, "not a lazax training checkpoint (its metadata 'format' is not '" +
+                   std::string(kFormat) + "'); for plain weights use load_weights");
+  }
+  const std::optional<std::string> sum = f.meta("checksum");
+  if (!sum) fail(path, "the metadata has no 'checksum'; the file was not written by lazax");
+  if (*sum != checksum_of(f)) {
+    throw IOError("[checkpoint] " + escape_for_message(path) +
+                  ": corrupt: the checksum of its tensors and metadata does not match the one "
+                  "recorded (the file changed after it was written); use an earlier checkpoint");
+  }
+  return f;
 }
 
 Literal value_of(const Tensor& t) { return t.literal().clone(); }
@@ -91,7 +131,20 @@ std::string exact(double v) {
   return buf;
 }
 
+CheckpointInfo info_of(const SafetensorsFile& f, const std::string& path) {
+  CheckpointInfo info;
+  info.step = int_meta(f, "step", path);
+  info.data_position = int_meta(f, "data_position", path);
+  for (const auto& [key, value] : f.metadata)
+    if (!kReservedKeys.count(key)) info.extra.emplace_back(key, value);
+  return info;
+}
+
 }  // namespace
+
+CheckpointInfo verify_checkpoint(const std::string& path) {
+  return info_of(read_checked(path), path);
+}
 
 void save_weights(const std::string& path, const NamedTensors& weights) {
   lazax::sync();
@@ -127,21 +180,14 @@ void save_checkpoint(const std::string& path, const NamedTensors& weights,
   }
   if (generator) f.tensors.emplace_back("rng.state", generator->get_state());
   for (const auto& kv : info.extra) f.metadata.push_back(kv);
+  f.metadata.emplace_back("checksum", checksum_of(f));
   write_safetensors(path, f);
 }
 
 CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weights,
                                Optimizer* optimizer, Generator* generator) {
-  const SafetensorsFile f = read_safetensors(path);
-  if (f.meta("format") != kFormat) {
-    fail(path, "not a lazax training checkpoint (its metadata 'format' is not '" +
-                   std::string(kFormat) + "'); for plain weights use load_weights");
-  }
-  CheckpointInfo info;
-  info.step = int_meta(f, "step", path);
-  info.data_position = int_meta(f, "data_position", path);
-  for (const auto& [key, value] : f.metadata)
-    if (!kReservedKeys.count(key)) info.extra.emplace_back(key, value);
+  const SafetensorsFile f = read_checked(path);
+  CheckpointInfo info = info_of(f, path);
   // Check everything first.
   const std::vector<Literal> values = matching(f, "model.", weights, path, "weight");
   OptimizerState state;

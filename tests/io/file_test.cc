@@ -123,5 +123,48 @@ TEST_F(AtomicWrite, ErrorsNameThePath) {
   EXPECT_EQ(read_regular_file(path("big"), "x", 100).size(), 100u);
 }
 
+TEST(EscapeForMessage, KeepsPrintableTextAndEscapesTheRest) {
+  EXPECT_EQ(escape_for_message("plain text"), "plain text");
+  EXPECT_EQ(escape_for_message("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");  // é €
+  EXPECT_EQ(escape_for_message("a\xff"), "a\\xff");
+  EXPECT_EQ(escape_for_message("\x1b[31m\n"), "\\x1b[31m\\x0a");
+  EXPECT_EQ(escape_for_message("back\\slash"), "back\\\\slash");
+  EXPECT_EQ(escape_for_message("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
+  EXPECT_EQ(escape_for_message("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(escape_for_message("\xc2\x85"), "\\xc2\\x85");           // C1 control NEL
+  EXPECT_EQ(escape_for_message("\xe2\x82"), "\\xe2\\x82");           // cut short
+  EXPECT_EQ(escape_for_message(std::string_view("\0", 1)), "\\x00");
+}
+
+TEST(EscapeForMessage, SafetensorsErrorsNeverEchoRawBytes) {
+  const std::string header = "{\"a\xff\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+  std::vector<uint8_t> bytes(8);
+  bytes[0] = static_cast<uint8_t>(header.size());
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.resize(bytes.size() + 4);
+  try {
+    parse_safetensors(bytes, "hostile.safetensors");
+    FAIL() << "accepted";
+  } catch (const IOError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\xff'), std::string::npos) << msg;
+    EXPECT_NE(msg.find("\\xff"), std::string::npos) << msg;
+  }
+  // A name with a terminal escape (valid JSON, \u001b) is printed escaped.
+  const std::string h2 = "{\"\\u001b[2J\":{\"dtype\":\"X9\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+  std::vector<uint8_t> b2(8);
+  b2[0] = static_cast<uint8_t>(h2.size());
+  b2.insert(b2.end(), h2.begin(), h2.end());
+  b2.resize(b2.size() + 4);
+  try {
+    parse_safetensors(b2, "hostile.safetensors");
+    FAIL() << "accepted";
+  } catch (const IOError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'\\x1b[2J'"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace lazax

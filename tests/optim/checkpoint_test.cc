@@ -117,7 +117,8 @@ TEST_F(Checkpoints, TheFileIsPlainSafetensorsWithPrefixesAndMetadata) {
                 "optim.emb.exp_avg_sq", "optim.emb.step", "optim.proj.weight.exp_avg",
                 "optim.proj.weight.exp_avg_sq", "optim.proj.weight.step", "optim.proj.bias.exp_avg",
                 "optim.proj.bias.exp_avg_sq", "optim.proj.bias.step", "rng.state"}));
-  EXPECT_EQ(f.meta("format"), "lazax-training-checkpoint/1");
+  EXPECT_EQ(f.meta("format"), "lazax-training-checkpoint/2");
+  EXPECT_EQ(f.meta("checksum")->size(), 16u);
   EXPECT_EQ(f.meta("step"), "1");
   EXPECT_EQ(f.meta("data_position"), "64");
   EXPECT_EQ(f.meta("optim.kind"), "adamw");

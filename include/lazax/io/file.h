@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lazax {
@@ -20,5 +21,11 @@ std::vector<uint8_t> read_regular_file(const std::string& path, const char* comp
 // file is untouched and an IOError names `path` and what failed.
 void write_file_atomically(const std::string& path, std::span<const uint8_t> bytes,
                            const char* component = "io");
+
+// `bytes` made safe to print in an error message: printable ASCII and well-formed UTF-8 of
+// printable characters stay as they are; control characters, DEL, C1 controls and every byte of
+// an ill-formed UTF-8 sequence become "\xNN" (a backslash becomes "\\", so the escaping reads
+// back unambiguously). A hostile file cannot so write raw bytes or terminal escapes to the user.
+std::string escape_for_message(std::string_view bytes);
 
 }  // namespace lazax

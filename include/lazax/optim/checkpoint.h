@@ -5,10 +5,14 @@
 // everything a resumed run needs to continue bit for bit:
 //   tensors   "model.<name>" (weights), "optim.<entry>" (Optimizer::state_dict), "rng.state"
 //             (Generator::get_state, i64[2])
-//   metadata  "format" = "lazax-training-checkpoint/1", "step", "data_position",
-//             "optim.kind", "optim.lr" (%.17g), "optim.step", and the caller's extra keys.
+//   metadata  "format" = "lazax-training-checkpoint/2", "step", "data_position",
+//             "optim.kind", "optim.lr" (%.17g), "optim.step", the caller's extra keys, and
+//             "checksum": 16 hex digits of a hash (XXH3, core/hash.h) of every tensor's name,
+//             type and bytes and every other metadata key and value, in the file's order.
 // Loading is strict and all-or-nothing: a missing, unexpected or wrongly typed entry is an error
-// naming it (and the file), and then no weight, optimizer or generator has changed.
+// naming it (and the file), and then no weight, optimizer or generator has changed. A truncated
+// file is an IOError of the safetensors reader; a file whose checksum does not match (a flipped
+// bit, a changed value) is an IOError "corrupt". Version 1 files (no checksum) are still read.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,6 +43,10 @@ struct CheckpointInfo {
 void save_checkpoint(const std::string& path, const NamedTensors& weights,
                      const Optimizer* optimizer, const Generator* generator,
                      const CheckpointInfo& info);
+// Reads the checkpoint at `path` and checks its format and checksum without loading it (the
+// errors of load_checkpoint's file checks); returns its step, data position and extra metadata.
+CheckpointInfo verify_checkpoint(const std::string& path);
+
 // Restores what save_checkpoint wrote into `weights` (in place), `optimizer` and `generator`
 // (each may be null: then what the file holds for it is ignored) and returns
 // the step, data position and extra metadata. Strict about weights and optimizer state (see
