@@ -38,7 +38,14 @@ if(LAZAX_MIMALLOC)
   string(APPEND LAZAX_PC_CFLAGS " -DLAZAX_HAVE_MIMALLOC=1")
 endif()
 set(LAZAX_PC_LIBS "")
-foreach(layer nn optim autodiff api runtime trace backend passes io ir core)  # users first
+set(LAZAX_PC_ORDER nn optim autodiff api runtime trace backend passes interp io ir core)  # users first
+foreach(layer ${LAZAX_LAYERS})
+  if(NOT layer IN_LIST LAZAX_PC_ORDER)
+    message(FATAL_ERROR "cmake/install.cmake: layer '${layer}' is installed but missing from "
+                        "LAZAX_PC_ORDER, so lazax.pc would not link it; add it after its users")
+  endif()
+endforeach()
+foreach(layer ${LAZAX_PC_ORDER})
   string(APPEND LAZAX_PC_LIBS " -llazax_${layer}")
 endforeach()
 string(APPEND LAZAX_PC_LIBS " -ldnnl -lhwy ${OpenMP_CXX_FLAGS} -ldl")
