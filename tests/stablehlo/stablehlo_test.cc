@@ -1,0 +1,129 @@
+// The StableHLO importer: a hand-written MLP fixture (pretty and generic forms, a private
+// func.call) against the same computation written with Tensor ops, values and gradients; the
+// errors for hostile input name line and column.
+#include "lazax/stablehlo/stablehlo.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "lazax/lazax.h"
+#include "lazax/stablehlo/load.h"
+
+namespace lazax {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return std::string(LAZAX_STABLEHLO_FIXTURES) + "/" + name;
+}
+
+Tensor ramp(const std::vector<int64_t>& shape, float scale, float offset) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(scale * float(i) + offset);
+  return from_vector<float>(v, shape);
+}
+
+void expect_close(const Tensor& a, const Tensor& b) {
+  std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-5f) << "element " << i;
+}
+
+TEST(StableHlo, MlpValuesAndGradientsMatchTensorOps) {
+  StableHloFunction f = load_stablehlo(fixture("mlp.mlir"));
+  EXPECT_EQ(f.program()->num_params(), 4);
+  auto make = [] {
+    return std::vector<Tensor>{
+        ramp({4, 3}, 0.7f, 0.1f).requires_grad_(), ramp({3, 5}, 0.3f, 0.5f).requires_grad_(),
+        ramp({5}, 1.1f, 0.2f).requires_grad_(), ramp({5, 2}, 0.9f, 0.4f).requires_grad_()};
+  };
+  std::vector<Tensor> a = make(), b = make();
+  Tensor loss = f(a)[0];
+  Tensor h = tanh(matmul(b[0], b[1]) + b[2]);
+  Tensor o = matmul(h, b[3]);
+  Tensor ref = sum(o * o);
+  expect_close(loss, ref);
+  loss.backward();
+  ref.backward();
+  for (size_t i = 0; i < a.size(); ++i) expect_close(a[i].grad(), b[i].grad());
+}
+
+TEST(StableHlo, SignatureMismatchNamesTheArgument) {
+  StableHloFunction f = load_stablehlo(fixture("mlp.mlir"));
+  std::vector<Tensor> a{ramp({4, 3}, 1, 0), ramp({3, 4}, 1, 0), ramp({5}, 1, 0),
+                        ramp({5, 2}, 1, 0)};
+  try {
+    f(a);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("argument 1"), std::string::npos) << m;
+    EXPECT_NE(m.find("expected f32[3,5], given f32[3,4]"), std::string::npos) << m;
+  }
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    stablehlo::import_stablehlo(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(StableHlo, HostileInputGivesPositionedErrors) {
+  std::ifstream in(fixture("mlp.mlir"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string good = ss.str();
+  // Every truncation is an error with a position, never a crash.
+  for (size_t n = 0; n < good.size(); n += 7) {
+    std::string m = error_of(good.substr(0, n));
+    EXPECT_EQ(m.rfind("[stablehlo] line ", 0), 0u) << n << ": " << m;
+  }
+  const char* head = "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n";
+  EXPECT_EQ(error_of(std::string(head) + "  %0 = stablehlo.frobnicate %a : tensor<2xf32>\n"
+                                         "  return %0 : tensor<2xf32>\n}"),
+            "[stablehlo] line 2, column 8: unsupported op 'stablehlo.frobnicate' "
+            "(docs/STABLEHLO.md lists the ops)");
+  std::string m = error_of(std::string(head) +
+                           "  %0 = stablehlo.custom_call @Sharding(%a) : (tensor<2xf32>) -> "
+                           "tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+  EXPECT_NE(m.find("line 2, column 8: stablehlo.custom_call"), std::string::npos) << m;
+  m = error_of(std::string(head) +
+               "  %0 = stablehlo.add %a, %a : tensor<3xf32>\n"
+               "  return %0 : tensor<2xf32>\n}");
+  EXPECT_NE(m.find("line 2, column 22: stablehlo.add operand 0 is declared f32[3] but %a is "
+                   "f32[2]"),
+            std::string::npos)
+      << m;
+  m = error_of(std::string(head) +
+               "  %0 = stablehlo.constant dense<1.0> : tensor<100000x100000x100000xf32>\n"
+               "  return %a : tensor<2xf32>\n}");
+  EXPECT_NE(m.find("line 2, column 33:"), std::string::npos) << m;
+  EXPECT_NE(m.find("more than the 2^26"), std::string::npos) << m;
+  m = error_of(std::string(head) +
+               "  %0 = stablehlo.constant dense<[1.0, 2.0, 3.0]> : "
+               "tensor<2xf32>\n  return %0 : tensor<2xf32>\n}");
+  EXPECT_NE(m.find("more elements than its type"), std::string::npos) << m;
+}
+
+TEST(StableHlo, ConstantsSplatListAndHex) {
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>) {\n"
+      "  %0 = stablehlo.constant dense<1.5> : tensor<2xf32>\n"
+      "  %1 = stablehlo.constant dense<[2.0, -3.0]> : tensor<2xf32>\n"
+      "  %2 = stablehlo.constant dense<\"0x0100000002000000\"> : tensor<2xi32>\n"
+      "  return %0, %1, %2 : tensor<2xf32>, tensor<2xf32>, tensor<2xi32>\n}");
+  std::vector<Tensor> out = call(f, {});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{1.5f, 1.5f}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{2.0f, -3.0f}));
+  EXPECT_EQ(out[2].to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
+}
+
+}  // namespace
+}  // namespace lazax
