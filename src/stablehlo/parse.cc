@@ -375,7 +375,14 @@ class Parser {
     if (word_is("dense")) return dense_attr();
     if (peek() == '-' || std::isdigit(static_cast<unsigned char>(peek())) != 0) {
       v.ints.push_back(integer());
-      if (accept(':')) type_word();
+      size_t before = i_;
+      if (accept(':')) {  // `1 : i64`; but `dim = 1 : tensor<...>` is iota's signature
+        ws();
+        if (word_is("tensor"))
+          i_ = before;
+        else
+          take_word();
+      }
       return v;
     }
     if (peek() == '#') {  // #stablehlo<comparison_direction GT> and friends: keep the words
@@ -394,13 +401,6 @@ class Parser {
     }
     v.word = take_word();
     return v;
-  }
-  void type_word() {  // i64, f32 after `1 : `
-    ws();
-    if (word_is("tensor"))
-      type();
-    else
-      take_word();
   }
   void skip_balanced_from_hash() {
     ++i_;
@@ -734,6 +734,23 @@ Literal Parser::dense(const TensorType& t, size_t end) {
   std::vector<double> vals;
   size_t depth = 0;
   ws();
+  if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {  // dense<0xFF800000>: the bits
+    i_ += 2;
+    size_t b = i_;
+    uint64_t bits = 0;
+    while (std::isxdigit(static_cast<unsigned char>(peek())) != 0) ++i_;
+    size_t es = dtype_size(t.dtype);
+    auto [q, ec] = std::from_chars(s_.data() + b, s_.data() + i_, bits, 16);
+    if (ec != std::errc() || q != s_.data() + i_ || i_ - b != 2 * es)
+      fail(p, "a hex splat must have " + std::to_string(2 * es) + " hex digits for " +
+                  std::string(dtype_name(t.dtype)));
+    ws();
+    if (i_ != end) fail(pos(), "unexpected text in dense<...>");
+    Literal l = Literal::zeros(t);
+    auto* out = static_cast<uint8_t*>(l.buffer.data());
+    for (int64_t k = 0; k < n; ++k) std::memcpy(out + static_cast<size_t>(k) * es, &bits, es);
+    return l;
+  }
   if (peek() != '[') {
     vals.push_back(number());
   } else {
