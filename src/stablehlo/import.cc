@@ -167,6 +167,22 @@ const std::unordered_map<std::string, Lower>& table() {
       return std::vector<ValueRef>{
           c.b.add(OpCode::iota, {}, IotaAttrs{t.dtype, t.shape, d.ints[0]})};
     };
+    m["stablehlo.pad"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      auto pick = [&](const char* pretty, const char* generic) -> const AttrValue& {
+        return o.attrs.count(pretty) ? attr(o, pretty) : attr(o, generic);
+      };
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::pad, in,
+                  PadAttrs{ints(pick("low", "edge_padding_low").ints),
+                           ints(pick("high", "edge_padding_high").ints),
+                           ints(pick("interior", "interior_padding").ints)})};
+    };
+    m["stablehlo.dynamic_slice"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      const AttrValue& d = o.attrs.count("sizes") ? attr(o, "sizes") : attr(o, "slice_sizes");
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::dynamic_slice, in, DynamicSliceAttrs{ints(d.ints)})};
+    };
+    m["stablehlo.dynamic_update_slice"] = unary(OpCode::dynamic_update_slice);
     m["stablehlo.reduce"] = reduce;
     m["stablehlo.dot_general"] = dot_general;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {

@@ -779,6 +779,22 @@ Literal Parser::dense(const TensorType& t, size_t end) {
   }
   ws();
   if (i_ != end) fail(pos(), "unexpected text in dense<...>");
+  if (t.dtype != DType::f32 && t.dtype != DType::f64 && t.dtype != DType::boolean) {
+    // Integers: exact in a double up to 2^53, and in the dtype's range (no UB on the cast).
+    double lo = t.dtype == DType::i8    ? -128.0
+                : t.dtype == DType::i32 ? -2147483648.0
+                : t.dtype == DType::i64 ? -9007199254740992.0
+                                        : 0.0;
+    double hi = t.dtype == DType::i8    ? 127.0
+                : t.dtype == DType::u8  ? 255.0
+                : t.dtype == DType::i32 ? 2147483647.0
+                : t.dtype == DType::u32 ? 4294967295.0
+                                        : 9007199254740992.0;
+    for (double v : vals)
+      if (!(v >= lo && v <= hi) || v != std::trunc(v))
+        fail(p, "constant element " + std::to_string(v) + " is not an integer in the range of " +
+                    std::string(dtype_name(t.dtype)) + " (i64 list elements: at most 2^53)");
+  }
   Literal l = Literal::zeros(t);
   for (int64_t k = 0; k < n; ++k) {
     double v = vals[vals.size() == 1 ? 0 : static_cast<size_t>(k)];

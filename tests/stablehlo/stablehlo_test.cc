@@ -125,5 +125,29 @@ TEST(StableHlo, ConstantsSplatListAndHex) {
   EXPECT_EQ(out[2].to_vector<int32_t>(), (std::vector<int32_t>{1, 2}));
 }
 
+TEST(StableHlo, PadDynamicSliceAndUpdate) {
+  // x = [1, 2, 3, 4]; pad one 0 low, two high, one between: [0 1 0 2 0 3 0 4 0 0];
+  // dynamic_slice at 2 of size 3: [0 2 0]; written into x at 1 (clamped to 1): [1 0 2 0].
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main(%x: tensor<4xf32>, %i: tensor<i32>) -> (tensor<10xf32>, tensor<4xf32>) {\n"
+      "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "  %0 = stablehlo.pad %x, %z, low = [1], high = [2], interior = [1] : (tensor<4xf32>, "
+      "tensor<f32>) -> tensor<10xf32>\n"
+      "  %1 = stablehlo.dynamic_slice %0, %i, sizes = [3] : (tensor<10xf32>, tensor<i32>) -> "
+      "tensor<3xf32>\n"
+      "  %c = stablehlo.constant dense<1> : tensor<i32>\n"
+      "  %2 = stablehlo.dynamic_update_slice %x, %1, %c : (tensor<4xf32>, tensor<3xf32>, "
+      "tensor<i32>) -> tensor<4xf32>\n"
+      "  return %0, %2 : tensor<10xf32>, tensor<4xf32>\n}");
+  std::vector<Tensor> out =
+      call(f, {from_vector<float>({1, 2, 3, 4}, {4}), from_vector<int32_t>({2}, {})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 1, 0, 2, 0, 3, 0, 4, 0, 0}));
+  EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{1, 0, 2, 0}));
+  EXPECT_NE(error_of("func.func @main() -> tensor<i8> {\n  %0 = stablehlo.constant dense<300> : "
+                     "tensor<i8>\n  return %0 : tensor<i8>\n}")
+                .find("not an integer in the range of i8"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace lazax
