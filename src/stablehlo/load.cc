@@ -43,6 +43,8 @@ std::vector<Tensor> StableHloFunction::operator()(const std::vector<Tensor>& arg
   return impl_->pure(args);
 }
 
+size_t StableHloFunction::cache_size() const { return impl_->pure.cache_size(); }
+
 StableHloFunction load_stablehlo(std::string_view path_or_text) {
   if (path_or_text.find("func.func") != std::string_view::npos)
     return StableHloFunction(stablehlo::import_stablehlo(path_or_text));

@@ -18,6 +18,8 @@ class StableHloFunction {
   // argument, the expected and the given type when they do not fit.
   std::vector<Tensor> operator()(const std::vector<Tensor>& args) const;
   const FunctionPtr& program() const { return program_; }
+  // Number of signatures traced so far (the assume_pure cache: one per argument structure).
+  size_t cache_size() const;
 
  private:
   FunctionPtr program_;
