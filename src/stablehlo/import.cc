@@ -32,8 +32,8 @@ Lower unary(OpCode op) {
   };
 }
 
-std::optional<CompareDir> direction(std::string w) {
-  for (const char* d : {"EQ", "NE", "LT", "LE", "GT", "GE"})
+std::optional<CompareDir> direction(const std::string& w) {
+  for (const char* d : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
     if (w.find(d) != std::string::npos) {
       std::string s = d;
       if (s == "EQ") return CompareDir::eq;
@@ -43,6 +43,7 @@ std::optional<CompareDir> direction(std::string w) {
       if (s == "GT") return CompareDir::gt;
       return CompareDir::ge;
     }
+  }
   return std::nullopt;
 }
 
@@ -228,7 +229,10 @@ std::vector<ValueRef> dot_general(Ctx& c, const OpSyntax& o, std::vector<ValueRe
         try {
           v = std::stoll(body.substr(at), &used);
         } catch (const std::exception&) {
-          fail(it->second.pos, "malformed " + key + " in " + w);
+          std::string msg = "malformed " + key;
+          msg += " in ";
+          msg += w;
+          fail(it->second.pos, msg);
         }
         out.push_back(v);
         at += used;
@@ -280,23 +284,25 @@ struct Importer {
         in.push_back(it->second[static_cast<size_t>(u.index)]);
       }
       // Operand types as written must be what the values are.
-      if (o.in_types.size() == in.size())
-        for (size_t k = 0; k < in.size(); ++k)
-          if (!(c.b.type(in[k]) == o.in_types[k]))
-            fail(o.operands[k].pos, o.name + " operand " + std::to_string(k) + " is declared " +
-                                        o.in_types[k].str() + " but " + o.operands[k].name +
-                                        " is " + c.b.type(in[k]).str());
+      for (size_t k = 0; o.in_types.size() == in.size() && k < in.size(); ++k) {
+        if (!(c.b.type(in[k]) == o.in_types[k])) {
+          fail(o.operands[k].pos, o.name + " operand " + std::to_string(k) + " is declared " +
+                                      o.in_types[k].str() + " but " + o.operands[k].name + " is " +
+                                      c.b.type(in[k]).str());
+        }
+      }
       if (o.name == "func.return") {
-        if (in.size() != f.result_types.size())
+        if (in.size() != f.result_types.size()) {
           fail(o.pos, "@" + f.name + " returns " + std::to_string(in.size()) +
-                          " values, its "
-                          "signature says " +
-                          std::to_string(f.result_types.size()));
-        for (size_t k = 0; k < in.size(); ++k)
-          if (!(c.b.type(in[k]) == f.result_types[k]))
+                          " values, its signature says " + std::to_string(f.result_types.size()));
+        }
+        for (size_t k = 0; k < in.size(); ++k) {
+          if (!(c.b.type(in[k]) == f.result_types[k])) {
             fail(o.pos, "@" + f.name + " result " + std::to_string(k) + " is " +
                             c.b.type(in[k]).str() + ", its signature says " +
                             f.result_types[k].str());
+          }
+        }
         FunctionPtr fn = c.b.build(in);
         verify(*fn);
         return fn;
@@ -307,8 +313,8 @@ struct Importer {
           out = c.b.add_multi(OpCode::call, in, CallAttrs{get(o.callee, o.pos)});
         } else if (o.name == "stablehlo.custom_call") {
           auto t = o.attrs.find("call_target_name");
-          fail(o.pos, "stablehlo.custom_call" +
-                          (t != o.attrs.end() ? " @" + t->second.word : std::string()) +
+          std::string target = t != o.attrs.end() ? " @" + t->second.word : std::string();
+          fail(o.pos, "stablehlo.custom_call" + target +
                           " cannot be imported: lazax has no kernel for a foreign call target");
         } else {
           auto it = table().find(o.name);
@@ -321,14 +327,16 @@ struct Importer {
         if (msg.rfind("[stablehlo]", 0) == 0) throw;
         fail(o.pos, o.name + ": " + msg + (o.loc.empty() ? "" : " at " + o.loc));
       }
-      if (o.out_types.size() == out.size())
-        for (size_t k = 0; k < out.size(); ++k)
-          if (!(c.b.type(out[k]) == o.out_types[k]))
-            fail(o.pos, o.name + " declares result " + o.out_types[k].str() + " but computes " +
-                            c.b.type(out[k]).str());
-      if (static_cast<size_t>(o.num_results) != out.size())
+      for (size_t k = 0; o.out_types.size() == out.size() && k < out.size(); ++k) {
+        if (!(c.b.type(out[k]) == o.out_types[k])) {
+          fail(o.pos, o.name + " declares result " + o.out_types[k].str() + " but computes " +
+                          c.b.type(out[k]).str());
+        }
+      }
+      if (static_cast<size_t>(o.num_results) != out.size()) {
         fail(o.pos, o.name + " has " + std::to_string(out.size()) + " results, " +
                         std::to_string(o.num_results) + " are named");
+      }
       if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second)
         fail(o.pos, "value " + o.result + " defined twice");
     }
@@ -343,16 +351,18 @@ FunctionPtr import_stablehlo(std::string_view text) {
   Importer imp{m, {}, {}, {}};
   const FuncSyntax* entry = nullptr;
   for (const FuncSyntax& f : m.funcs) {
-    if (!imp.by_name.emplace(f.name, &f).second)
+    if (!imp.by_name.emplace(f.name, &f).second) {
       fail(f.pos, "function @" + f.name + " defined twice");
+    }
     if (f.name == "main") entry = &f;
   }
   if (!entry) {
-    for (const FuncSyntax& f : m.funcs)
+    for (const FuncSyntax& f : m.funcs) {
       if (f.is_public) {
         if (entry) fail(f.pos, "no @main and several public functions: which one is the entry?");
         entry = &f;
       }
+    }
   }
   if (!entry) fail(m.funcs[0].pos, "no @main and no public function");
   return imp.get(entry->name, entry->pos);

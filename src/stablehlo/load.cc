@@ -14,7 +14,7 @@ namespace lazax {
 
 struct StableHloFunction::Impl {
   using Fn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
-  explicit Impl(FunctionPtr p)
+  explicit Impl(const FunctionPtr& p)
       : pure(assume_pure(
             Fn([p](const std::vector<Tensor>& args) { return autodiff::eval_function(*p, args); }),
             PureOptions{.name = "stablehlo:" + p->name()})) {}
@@ -25,20 +25,23 @@ StableHloFunction::StableHloFunction(FunctionPtr program)
     : program_(std::move(program)), impl_(std::make_shared<Impl>(program_)) {}
 
 std::vector<Tensor> StableHloFunction::operator()(const std::vector<Tensor>& args) const {
-  if (args.size() != static_cast<size_t>(program_->num_params()))
+  if (args.size() != static_cast<size_t>(program_->num_params())) {
     throw ValueError("[stablehlo] @" + program_->name() + " takes " +
                      std::to_string(program_->num_params()) + " arguments, got " +
                      std::to_string(args.size()));
+  }
   for (size_t i = 0; i < args.size(); ++i) {
     TensorType want = program_->param_type(static_cast<int>(i));
-    if (!args[i].defined())
+    if (!args[i].defined()) {
       throw ValueError("[stablehlo] argument " + std::to_string(i) + " of @" + program_->name() +
                        " is an undefined tensor; expected " + want.str());
+    }
     TensorType got{args[i].dtype(), args[i].shape()};
-    if (!(got == want))
+    if (!(got == want)) {
       throw DTypeError("[stablehlo] argument " + std::to_string(i) + " of @" + program_->name() +
                        ": expected " + want.str() + ", given " + got.str() +
                        " (convert or reshape the argument; the program has static types)");
+    }
   }
   return impl_->pure(args);
 }

@@ -732,7 +732,6 @@ Literal Parser::dense(const TensorType& t, size_t end) {
     return l;
   }
   std::vector<double> vals;
-  size_t depth = 0;
   ws();
   if (peek() == '0' && (peek(1) == 'x' || peek(1) == 'X')) {  // dense<0xFF800000>: the bits
     i_ += 2;
@@ -757,13 +756,7 @@ Literal Parser::dense(const TensorType& t, size_t end) {
     while (i_ < end) {
       ws();
       char c = peek();
-      if (c == '[') {
-        ++depth;
-        ++i_;
-      } else if (c == ']') {
-        --depth;
-        ++i_;
-      } else if (c == ',') {
+      if (c == '[' || c == ']' || c == ',') {  // (skip_dense_body checked the nesting)
         ++i_;
       } else if (c == '(') {
         fail(pos(), "complex constants are not supported");
@@ -790,10 +783,12 @@ Literal Parser::dense(const TensorType& t, size_t end) {
                 : t.dtype == DType::i32 ? 2147483647.0
                 : t.dtype == DType::u32 ? 4294967295.0
                                         : 9007199254740992.0;
-    for (double v : vals)
-      if (!(v >= lo && v <= hi) || v != std::trunc(v))
+    for (double v : vals) {
+      if (!(v >= lo && v <= hi) || v != std::trunc(v)) {
         fail(p, "constant element " + std::to_string(v) + " is not an integer in the range of " +
                     std::string(dtype_name(t.dtype)) + " (i64 list elements: at most 2^53)");
+      }
+    }
   }
   Literal l = Literal::zeros(t);
   for (int64_t k = 0; k < n; ++k) {
