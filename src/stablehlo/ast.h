@@ -1,0 +1,70 @@
+// The syntax tree of a StableHLO module, as parse.cc reads it and import.cc maps it.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lazax/core/error.h"
+#include "lazax/core/shape.h"
+#include "lazax/ir/literal.h"
+
+namespace lazax::stablehlo {
+
+struct Pos {
+  int line = 1, col = 1;
+};
+
+// "[stablehlo] line L, column C: msg".
+[[noreturn]] void fail(Pos p, const std::string& msg);
+
+// An attribute value: an integer list (`[1, 2]`, `array<i64: 1, 2>`, dense<[1, 2]>), a pair of
+// them (`[1] x [0]`), a word (GT, FLOAT, stablehlo.add) or a constant.
+struct AttrValue {
+  std::vector<int64_t> ints, ints2;
+  bool pair = false;
+  std::string word;
+  std::optional<Literal> literal;
+  Pos pos;
+};
+
+struct Use {
+  std::string name;
+  int index = 0;  // %x#1
+  Pos pos;
+};
+
+struct OpSyntax {
+  std::string name;  // "stablehlo.add", "func.call", "func.return"
+  std::string result;
+  int num_results = 0;
+  std::vector<Use> operands;
+  std::map<std::string, AttrValue> attrs;
+  std::vector<TensorType> in_types, out_types;
+  std::string callee;
+  Pos pos;
+  std::string loc;  // the loc(...) text, for errors
+};
+
+struct FuncSyntax {
+  std::string name;
+  bool is_public = true;
+  std::vector<std::string> params;
+  std::vector<TensorType> param_types, result_types;
+  std::vector<OpSyntax> ops;  // the last is the return
+  Pos pos;
+};
+
+struct ModuleSyntax {
+  std::vector<FuncSyntax> funcs;
+};
+
+// Limits that keep hostile input bounded.
+inline constexpr int64_t kMaxConstantElements = int64_t{1} << 26;
+inline constexpr size_t kMaxNesting = 64;
+
+ModuleSyntax parse_module(std::string_view text);
+
+}  // namespace lazax::stablehlo

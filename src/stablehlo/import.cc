@@ -1,0 +1,371 @@
+// The importer: one row per StableHLO op (kOps below) maps an OpSyntax onto lazax primitives
+// with the Builder, whose shape rules check each node; the declared result types must match.
+#include <functional>
+#include <unordered_map>
+
+#include "ast.h"
+#include "lazax/ir/builder.h"
+#include "lazax/stablehlo/stablehlo.h"
+
+namespace lazax::stablehlo {
+namespace {
+
+struct Ctx;
+using Lower = std::function<std::vector<ValueRef>(Ctx&, const OpSyntax&, std::vector<ValueRef>&)>;
+
+struct Importer;
+struct Ctx {
+  Builder b;
+  Importer* imp = nullptr;
+};
+
+const AttrValue& attr(const OpSyntax& o, const std::string& k) {
+  auto it = o.attrs.find(k);
+  if (it == o.attrs.end()) fail(o.pos, o.name + " needs the attribute '" + k + "'");
+  return it->second;
+}
+IntList ints(const std::vector<int64_t>& v) { return IntList(v.begin(), v.end()); }
+
+Lower unary(OpCode op) {
+  return [op](Ctx& c, const OpSyntax&, std::vector<ValueRef>& in) {
+    return std::vector<ValueRef>{c.b.add(op, in)};
+  };
+}
+
+std::optional<CompareDir> direction(const std::string& w) {
+  for (const char* d : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+    if (w.find(d) != std::string::npos) {
+      std::string s = d;
+      if (s == "EQ") return CompareDir::eq;
+      if (s == "NE") return CompareDir::ne;
+      if (s == "LT") return CompareDir::lt;
+      if (s == "LE") return CompareDir::le;
+      if (s == "GT") return CompareDir::gt;
+      return CompareDir::ge;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<ValueRef> reduce(Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+  if (in.size() != 2) fail(o.pos, "reduce of several operands at once is not supported");
+  const std::string& body = attr(o, "applies").word;
+  OpCode r, combine;
+  if (body == "stablehlo.add")
+    r = OpCode::reduce_sum, combine = OpCode::add;
+  else if (body == "stablehlo.maximum")
+    r = OpCode::reduce_max, combine = OpCode::max;
+  else if (body == "stablehlo.minimum")
+    r = OpCode::reduce_min, combine = OpCode::min;
+  else if (body == "stablehlo.multiply")
+    r = OpCode::reduce_prod, combine = OpCode::mul;
+  else if (body == "stablehlo.and")
+    r = OpCode::reduce_and, combine = OpCode::and_;
+  else if (body == "stablehlo.or")
+    r = OpCode::reduce_or, combine = OpCode::or_;
+  else
+    fail(o.pos,
+         "reduce body '" + body + "' is not one of add, maximum, minimum, multiply, and, or");
+  ValueRef red = c.b.add(r, {in[0]}, ReduceAttrs{ints(attr(o, "dimensions").ints)});
+  // The init value is combined once: exact for the identities JAX passes (0, -inf, 1, ...).
+  const TensorType& t = c.b.type(red);
+  ValueRef init = in[1];
+  if (!t.shape.dims().empty())
+    init = c.b.add(OpCode::broadcast_in_dim, {init}, BroadcastInDimAttrs{t.shape, {}});
+  return {c.b.add(combine, {red, init})};
+}
+
+std::vector<ValueRef> dot_general(Ctx&, const OpSyntax&, std::vector<ValueRef>&);
+
+const std::unordered_map<std::string, Lower>& table() {
+  static const std::unordered_map<std::string, Lower> t = [] {
+    std::unordered_map<std::string, Lower> m;
+    const std::pair<const char*, OpCode> simple[] = {
+        {"add", OpCode::add},
+        {"subtract", OpCode::sub},
+        {"multiply", OpCode::mul},
+        {"divide", OpCode::div},
+        {"maximum", OpCode::max},
+        {"minimum", OpCode::min},
+        {"negate", OpCode::neg},
+        {"abs", OpCode::abs},
+        {"exponential", OpCode::exp},
+        {"log", OpCode::log},
+        {"log_plus_one", OpCode::log1p},
+        {"exponential_minus_one", OpCode::expm1},
+        {"tanh", OpCode::tanh},
+        {"logistic", OpCode::logistic},
+        {"sqrt", OpCode::sqrt},
+        {"rsqrt", OpCode::rsqrt},
+        {"power", OpCode::pow},
+        {"atan2", OpCode::atan2},
+        {"sine", OpCode::sin},
+        {"cosine", OpCode::cos},
+        {"tan", OpCode::tan},
+        {"floor", OpCode::floor},
+        {"ceil", OpCode::ceil},
+        {"round_nearest_afz", OpCode::round},
+        {"remainder", OpCode::rem},
+        {"sign", OpCode::sign},
+        {"and", OpCode::and_},
+        {"or", OpCode::or_},
+        {"xor", OpCode::xor_},
+        {"not", OpCode::not_},
+        {"is_finite", OpCode::is_finite},
+        {"clamp", OpCode::clamp},
+        {"select", OpCode::select},
+        {"shift_left", OpCode::shift_left},
+        {"shift_right_logical", OpCode::shift_right_logical},
+        {"shift_right_arithmetic", OpCode::shift_right_arithmetic},
+        {"optimization_barrier", OpCode::optimization_barrier},
+    };
+    for (auto [n, op] : simple) m[std::string("stablehlo.") + n] = unary(op);
+    m["stablehlo.constant"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>&) {
+      return std::vector<ValueRef>{c.b.constant(*attr(o, "value").literal)};
+    };
+    m["stablehlo.convert"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (o.out_types.size() != 1) fail(o.pos, "convert needs one result type");
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::convert, in, ConvertAttrs{o.out_types[0].dtype})};
+    };
+    m["stablehlo.compare"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      auto d = direction(attr(o, "comparison_direction").word);
+      if (!d)
+        fail(o.pos, "unknown comparison direction '" + attr(o, "comparison_direction").word + "'");
+      return std::vector<ValueRef>{c.b.add(OpCode::compare, in, CompareAttrs{*d})};
+    };
+    m["stablehlo.broadcast_in_dim"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (o.out_types.size() != 1) fail(o.pos, "broadcast_in_dim needs one result type");
+      const AttrValue& d =
+          o.attrs.count("dims") ? attr(o, "dims") : attr(o, "broadcast_dimensions");
+      return std::vector<ValueRef>{c.b.add(
+          OpCode::broadcast_in_dim, in, BroadcastInDimAttrs{o.out_types[0].shape, ints(d.ints)})};
+    };
+    m["stablehlo.reshape"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (o.out_types.size() != 1) fail(o.pos, "reshape needs one result type");
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::reshape, in, ReshapeAttrs{o.out_types[0].shape})};
+    };
+    m["stablehlo.transpose"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      const AttrValue& d = o.attrs.count("dims") ? attr(o, "dims") : attr(o, "permutation");
+      return std::vector<ValueRef>{c.b.add(OpCode::transpose, in, TransposeAttrs{ints(d.ints)})};
+    };
+    m["stablehlo.slice"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::slice, in,
+                  SliceAttrs{ints(attr(o, "start_indices").ints),
+                             ints(attr(o, "limit_indices").ints), ints(attr(o, "strides").ints)})};
+    };
+    m["stablehlo.concatenate"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      const AttrValue& d = o.attrs.count("dim") ? attr(o, "dim") : attr(o, "dimension");
+      if (d.ints.size() != 1) fail(d.pos, "concatenate's dimension must be one integer");
+      return std::vector<ValueRef>{c.b.add(OpCode::concatenate, in, ConcatenateAttrs{d.ints[0]})};
+    };
+    m["stablehlo.iota"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>&) {
+      const AttrValue& d = attr(o, "iota_dimension");
+      if (o.out_types.size() != 1 || d.ints.size() != 1) fail(o.pos, "iota needs dim and a type");
+      const TensorType& t = o.out_types[0];
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::iota, {}, IotaAttrs{t.dtype, t.shape, d.ints[0]})};
+    };
+    m["stablehlo.pad"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      auto pick = [&](const char* pretty, const char* generic) -> const AttrValue& {
+        return o.attrs.count(pretty) ? attr(o, pretty) : attr(o, generic);
+      };
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::pad, in,
+                  PadAttrs{ints(pick("low", "edge_padding_low").ints),
+                           ints(pick("high", "edge_padding_high").ints),
+                           ints(pick("interior", "interior_padding").ints)})};
+    };
+    m["stablehlo.dynamic_slice"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      const AttrValue& d = o.attrs.count("sizes") ? attr(o, "sizes") : attr(o, "slice_sizes");
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::dynamic_slice, in, DynamicSliceAttrs{ints(d.ints)})};
+    };
+    m["stablehlo.dynamic_update_slice"] = unary(OpCode::dynamic_update_slice);
+    m["stablehlo.reduce"] = reduce;
+    m["stablehlo.dot_general"] = dot_general;
+    m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (in.size() != 2) fail(o.pos, "dot takes 2 operands");
+      int64_t r = static_cast<int64_t>(c.b.type(in[0]).shape.dims().size());
+      return std::vector<ValueRef>{
+          c.b.add(OpCode::dot_general, in, DotGeneralAttrs{{}, {}, {r - 1}, {0}})};
+    };
+    return m;
+  }();
+  return t;
+}
+
+std::vector<ValueRef> dot_general(Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+  DotGeneralAttrs a;
+  auto pair = [&](const char* pretty, const char* l, const char* r, IntList& lo, IntList& ro) {
+    if (auto it = o.attrs.find(pretty); it != o.attrs.end()) {
+      lo = ints(it->second.ints);
+      ro = ints(it->second.ints2);
+    } else {
+      if (auto il = o.attrs.find(l); il != o.attrs.end()) lo = ints(il->second.ints);
+      if (auto ir = o.attrs.find(r); ir != o.attrs.end()) ro = ints(ir->second.ints);
+    }
+  };
+  pair("batching_dims", "lhs_batching_dimensions", "rhs_batching_dimensions", a.lhs_batch,
+       a.rhs_batch);
+  pair("contracting_dims", "lhs_contracting_dimensions", "rhs_contracting_dimensions",
+       a.lhs_contracting, a.rhs_contracting);
+  if (auto it = o.attrs.find("dot_dimension_numbers"); it != o.attrs.end()) {
+    // #stablehlo.dot<lhs_batching_dimensions = [0], ..., rhs_contracting_dimensions = [1]>
+    const std::string& w = it->second.word;
+    auto list = [&](const std::string& key, IntList& out) {
+      size_t k = w.find(key);
+      if (k == std::string::npos) return;
+      size_t b = w.find('[', k), e = w.find(']', k);
+      if (b == std::string::npos || e == std::string::npos || e < b)
+        fail(it->second.pos, "malformed " + key + " in " + w);
+      std::string body = w.substr(b + 1, e - b - 1);
+      size_t at = 0;
+      while (at < body.size()) {
+        size_t used = 0;
+        int64_t v = 0;
+        try {
+          v = std::stoll(body.substr(at), &used);
+        } catch (const std::exception&) {
+          std::string msg = "malformed " + key;
+          msg += " in ";
+          msg += w;
+          fail(it->second.pos, msg);
+        }
+        out.push_back(v);
+        at += used;
+        while (at < body.size() && (body[at] == ',' || body[at] == ' ')) ++at;
+      }
+    };
+    list("lhs_batching_dimensions", a.lhs_batch);
+    list("rhs_batching_dimensions", a.rhs_batch);
+    list("lhs_contracting_dimensions", a.lhs_contracting);
+    list("rhs_contracting_dimensions", a.rhs_contracting);
+  }
+  return {c.b.add(OpCode::dot_general, in, a)};
+}
+
+struct Importer {
+  const ModuleSyntax& m;
+  std::unordered_map<std::string, const FuncSyntax*> by_name;
+  std::unordered_map<std::string, FunctionPtr> done;
+  std::vector<std::string> active;
+
+  FunctionPtr get(const std::string& name, Pos p) {
+    if (auto it = done.find(name); it != done.end()) return it->second;
+    auto it = by_name.find(name);
+    if (it == by_name.end()) fail(p, "call of an undefined function @" + name);
+    for (const std::string& a : active)
+      if (a == name) fail(p, "recursive call of @" + name);
+    if (active.size() > kMaxNesting) fail(p, "calls nested too deep");
+    active.push_back(name);
+    FunctionPtr f = build(*it->second);
+    active.pop_back();
+    done[name] = f;
+    return f;
+  }
+
+  FunctionPtr build(const FuncSyntax& f) {
+    Ctx c{Builder(f.name), this};
+    std::unordered_map<std::string, std::vector<ValueRef>> env;
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      if (!env.emplace(f.params[i], std::vector<ValueRef>{c.b.param(f.param_types[i])}).second)
+        fail(f.pos, "parameter " + f.params[i] + " defined twice");
+    }
+    for (const OpSyntax& o : f.ops) {
+      std::vector<ValueRef> in;
+      for (const Use& u : o.operands) {
+        auto it = env.find(u.name);
+        if (it == env.end()) fail(u.pos, "use of undefined value " + u.name);
+        if (u.index < 0 || static_cast<size_t>(u.index) >= it->second.size())
+          fail(u.pos, u.name + " has no result #" + std::to_string(u.index));
+        in.push_back(it->second[static_cast<size_t>(u.index)]);
+      }
+      // Operand types as written must be what the values are.
+      for (size_t k = 0; o.in_types.size() == in.size() && k < in.size(); ++k) {
+        if (!(c.b.type(in[k]) == o.in_types[k])) {
+          fail(o.operands[k].pos, o.name + " operand " + std::to_string(k) + " is declared " +
+                                      o.in_types[k].str() + " but " + o.operands[k].name + " is " +
+                                      c.b.type(in[k]).str());
+        }
+      }
+      if (o.name == "func.return") {
+        if (in.size() != f.result_types.size()) {
+          fail(o.pos, "@" + f.name + " returns " + std::to_string(in.size()) +
+                          " values, its signature says " + std::to_string(f.result_types.size()));
+        }
+        for (size_t k = 0; k < in.size(); ++k) {
+          if (!(c.b.type(in[k]) == f.result_types[k])) {
+            fail(o.pos, "@" + f.name + " result " + std::to_string(k) + " is " +
+                            c.b.type(in[k]).str() + ", its signature says " +
+                            f.result_types[k].str());
+          }
+        }
+        FunctionPtr fn = c.b.build(in);
+        verify(*fn);
+        return fn;
+      }
+      std::vector<ValueRef> out;
+      try {
+        if (o.name == "func.call") {
+          out = c.b.add_multi(OpCode::call, in, CallAttrs{get(o.callee, o.pos)});
+        } else if (o.name == "stablehlo.custom_call") {
+          auto t = o.attrs.find("call_target_name");
+          std::string target = t != o.attrs.end() ? " @" + t->second.word : std::string();
+          fail(o.pos, "stablehlo.custom_call" + target +
+                          " cannot be imported: lazax has no kernel for a foreign call target");
+        } else {
+          auto it = table().find(o.name);
+          if (it == table().end())
+            fail(o.pos, "unsupported op '" + o.name + "' (docs/STABLEHLO.md lists the ops)");
+          out = it->second(c, o, in);
+        }
+      } catch (const Error& e) {
+        std::string msg = e.what();
+        if (msg.rfind("[stablehlo]", 0) == 0) throw;
+        fail(o.pos, o.name + ": " + msg + (o.loc.empty() ? "" : " at " + o.loc));
+      }
+      for (size_t k = 0; o.out_types.size() == out.size() && k < out.size(); ++k) {
+        if (!(c.b.type(out[k]) == o.out_types[k])) {
+          fail(o.pos, o.name + " declares result " + o.out_types[k].str() + " but computes " +
+                          c.b.type(out[k]).str());
+        }
+      }
+      if (static_cast<size_t>(o.num_results) != out.size()) {
+        fail(o.pos, o.name + " has " + std::to_string(out.size()) + " results, " +
+                        std::to_string(o.num_results) + " are named");
+      }
+      if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second)
+        fail(o.pos, "value " + o.result + " defined twice");
+    }
+    fail(f.pos, "@" + f.name + " has no return");
+  }
+};
+
+}  // namespace
+
+FunctionPtr import_stablehlo(std::string_view text) {
+  ModuleSyntax m = parse_module(text);
+  Importer imp{m, {}, {}, {}};
+  const FuncSyntax* entry = nullptr;
+  for (const FuncSyntax& f : m.funcs) {
+    if (!imp.by_name.emplace(f.name, &f).second) {
+      fail(f.pos, "function @" + f.name + " defined twice");
+    }
+    if (f.name == "main") entry = &f;
+  }
+  if (!entry) {
+    for (const FuncSyntax& f : m.funcs) {
+      if (f.is_public) {
+        if (entry) fail(f.pos, "no @main and several public functions: which one is the entry?");
+        entry = &f;
+      }
+    }
+  }
+  if (!entry) fail(m.funcs[0].pos, "no @main and no public function");
+  return imp.get(entry->name, entry->pos);
+}
+
+}  // namespace lazax::stablehlo
