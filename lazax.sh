@@ -10,7 +10,7 @@ PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
   libxxhash-dev libdw-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libhwy-dev libmimalloc-dev python3-torch python3-numpy
   clang-tidy-16 clang-format-16 libomp-16-dev libcli11-dev fortunes fortunes-min
-  libopenblas0-pthread)
+  libopenblas0-pthread libopenmpi-dev openmpi-bin)
 
 install_missing() {
   local missing=()

@@ -2,6 +2,7 @@
 // transforms, pure functions, staged control flow, the nn modules, optimizers, learning-rate
 // schedules and checkpoints.
 #pragma once
+#include "lazax/api/ops_collective.h"
 #include "lazax/api/ops_elementwise.h"
 #include "lazax/api/ops_everyday.h"
 #include "lazax/api/ops_index.h"
@@ -17,6 +18,7 @@
 #include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/transforms.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/dist/dist.h"
 #include "lazax/nn/layers.h"
 #include "lazax/nn/llama.h"
 #include "lazax/nn/module.h"

@@ -63,6 +63,13 @@ Options Options::from_env() {
     if (p != "0" && p != "1" && p != "ops") bad("LAZAX_CPU_PROFILE", v, "1 or ops (0: off)");
     o.cpu_profile = p == "ops" ? CpuProfile::ops : p == "1" ? CpuProfile::kinds : CpuProfile::off;
   }
+  for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (env(launcher)) o.launched_by_mpi = true;
+  if (const char* v = env("LAZAX_DIST_TIMEOUT_S")) {
+    o.dist_timeout_s =
+        integer("LAZAX_DIST_TIMEOUT_S", v, 1, 7 * 24 * 3600, "a positive number of seconds");
+  }
+  if (const char* v = env("LAZAX_DIST_CHECK")) o.dist_check = flag("LAZAX_DIST_CHECK", v);
   return o;
 }
 

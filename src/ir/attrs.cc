@@ -21,6 +21,7 @@ struct FieldHasher {
   void operator()(std::string_view, const CompareDir& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const GatherMode& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const MemoryKind& v) { h.add(static_cast<uint64_t>(v)); }
+  void operator()(std::string_view, const ReduceKind& v) { h.add(static_cast<uint64_t>(v)); }
   void operator()(std::string_view, const std::string& v) { h.add(v); }
   void operator()(std::string_view, const Literal& v) {
     h.add(static_cast<uint64_t>(v.dtype()));

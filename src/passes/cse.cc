@@ -28,7 +28,7 @@ FunctionPtr cse(const FunctionPtr& f) {
     if (has_flag(n.op, kHasBodies) && detail::map_bodies(attrs, cse)) r.changed = true;
     std::vector<ValueRef> operands = r.mapped_operands(n);
     // A barrier stays where it is: merging two would let computation cross it.
-    bool mergeable = n.op != OpCode::optimization_barrier;
+    bool mergeable = n.op != OpCode::optimization_barrier && !has_flag(n.op, kCollective);
     uint64_t h = 0;
     if (mergeable) {
       std::vector<uint64_t> hashes;

@@ -18,7 +18,7 @@ bool foldable(OpCode op) {
     case OpCode::copy_to_memory_kind:
       return false;
     default:
-      return !has_flag(op, kHasBodies);
+      return !has_flag(op, kHasBodies) && !has_flag(op, kCollective);
   }
 }
 

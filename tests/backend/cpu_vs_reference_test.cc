@@ -23,6 +23,15 @@ struct Case {
 // One-op (or few-op) programs, one or more per primitive.
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
+      {"collectives_one_rank",
+       "func @main(%a: f32[4,6]) -> (f32[4,6], f32[4,6], f32[4,6], f32[4,6], i32[]) {\n"
+       "  %0 = all_reduce(%a) {reduce=sum, group_size=1} : f32[4,6]\n"
+       "  %1 = all_gather(%0) {axis=1, group_size=1} : f32[4,6]\n"
+       "  %2 = reduce_scatter(%1) {reduce=mean, axis=1, group_size=1} : f32[4,6]\n"
+       "  %3 = all_to_all(%2) {split_axis=1, concat_axis=0, group_size=1} : f32[4,6]\n"
+       "  %4 = collective_broadcast(%3) {root=0, group_size=1} : f32[4,6]\n"
+       "  %5 = axis_index() {group_size=1} : i32[]\n"
+       "  return %1, %2, %3, %4, %5\n}"},
       {"constant",
        "func @main() -> (f32[2]) {\n  %0 = constant() {value=f32[2] [1, 2]} : f32[2]\n"
        "  return %0\n}"},

@@ -51,6 +51,14 @@ std::string elementwise_program(OpCode op) {
 const std::vector<std::string>& op_programs() {
   // Each program is one string made of adjacent literals, one per line of text.
   static const std::vector<std::string> programs = {
+      "func @main(%arg0: f32[4,2]) -> (f32[4,2], f32[4,2], f32[4,2], f32[4,2], i32[]) {\n"
+      "  %0 = all_reduce(%arg0) {reduce=mean, group_size=1} : f32[4,2]\n"
+      "  %1 = all_gather(%0) {axis=1, group_size=1} : f32[4,2]\n"
+      "  %2 = reduce_scatter(%1) {reduce=max, axis=0, group_size=1} : f32[4,2]\n"
+      "  %3 = all_to_all(%2) {split_axis=0, concat_axis=1, group_size=1} : f32[4,2]\n"
+      "  %4 = collective_broadcast(%3) {root=0, group_size=1} : f32[4,2]\n"
+      "  %5 = axis_index() {group_size=1} : i32[]\n"
+      "  return %1, %2, %3, %4, %5\n}\n",
       "func @main() -> (f32[2]) {\n"  // NOLINT(bugprone-suspicious-missing-comma)
       "  %0 = constant() {value=f32[2] [1.5, -inf]} : f32[2]\n"
       "  return %0\n}\n",

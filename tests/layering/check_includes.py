@@ -9,18 +9,21 @@ import sys
 # Each layer and the layers it may include (DESIGN.md's table; docs/ARCHITECTURE.md).
 ALLOWED = {
     "core": {"core"},
+    "dist": {"core", "dist"},
     "ir": {"core", "ir"},
-    "interp": {"core", "ir", "interp"},
+    "interp": {"core", "ir", "dist", "interp"},
     "io": {"core", "ir", "io"},
-    "passes": {"core", "ir", "interp", "passes"},
+    "passes": {"core", "ir", "dist", "interp", "passes"},
     "trace": {"core", "ir", "trace"},
-    "backend": {"core", "ir", "interp", "passes", "backend"},
+    "backend": {"core", "ir", "dist", "interp", "passes", "backend"},
     "runtime": {"core", "ir", "trace", "passes", "backend", "runtime"},
-    "api": {"core", "ir", "trace", "passes", "backend", "runtime", "api"},
-    "autodiff": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff"},
-    "nn": {"core", "ir", "trace", "passes", "backend", "runtime", "api", "autodiff", "nn"},
-    "optim": {"core", "ir", "io", "trace", "passes", "backend", "runtime", "api", "autodiff",
-              "optim"},
+    "api": {"core", "ir", "dist", "trace", "passes", "backend", "runtime", "api"},
+    "autodiff": {"core", "ir", "dist", "trace", "passes", "backend", "runtime", "api",
+                 "autodiff"},
+    "nn": {"core", "ir", "dist", "trace", "passes", "backend", "runtime", "api", "autodiff",
+           "nn"},
+    "optim": {"core", "ir", "dist", "io", "trace", "passes", "backend", "runtime", "api",
+              "autodiff", "optim"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

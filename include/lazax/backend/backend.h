@@ -22,6 +22,7 @@ struct PlanStats {
   int64_t fused = 0;      // fused elementwise kernels
   int64_t fused_ops = 0;  // ops inside them
   int64_t fallback = 0;   // nodes run by the reference interpreter's kernel
+  int64_t collective = 0;  // all_reduce... (MPI calls, in program order on every rank)
 };
 
 class Executable {

@@ -63,6 +63,11 @@ class LeakedTracerError : public Error {
 class ImpureFunctionError : public Error {
   using Error::Error;
 };
+// The processes of a distributed run disagree (a different collective, shape or dtype on another
+// rank), or one of them stopped answering: names the ranks and what each ran.
+class DistError : public Error {
+  using Error::Error;
+};
 // Something is not implemented yet (says what and what to use instead).
 class UnimplementedError : public Error {
   using Error::Error;

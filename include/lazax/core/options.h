@@ -30,6 +30,15 @@ struct Options {
   bool call_sites = false;          // LAZAX_CALL_SITES=1: every trace keeps its ops' source lines
   CpuProfile cpu_profile = CpuProfile::off;  // LAZAX_CPU_PROFILE=1 or ops
 
+  // Read by dist::init (lazax/dist/dist.h), before any Context exists.
+  // Set when a launcher started the process (mpirun sets OMPI_COMM_WORLD_SIZE, Slurm's srun
+  // PMI_SIZE or PMIX_RANK): dist::init then starts MPI; without it the world is one process.
+  bool launched_by_mpi = false;
+  int64_t dist_timeout_s = 300;  // LAZAX_DIST_TIMEOUT_S: a rank that waits longer at a collective
+                                 // for the others ends the job, naming the ranks that are late
+  bool dist_check = true;  // LAZAX_DIST_CHECK=0: skip the check that every rank runs the same
+                           // collective (op, dtype, shape) before the data moves
+
   // The defaults, overridden by each LAZAX_* variable that is set. A value that does not parse
   // is a ValueError naming the variable and what it accepts.
   static Options from_env();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lazax/core/device.h"
+#include "lazax/core/reduce_kind.h"
 #include "lazax/core/shape.h"
 #include "lazax/core/small_vec.h"
 #include "lazax/ir/literal.h"
@@ -272,13 +273,73 @@ struct MemoryKindAttrs {
     f("kind", s.kind);
   }
 };
+// The collectives (docs/DISTRIBUTED.md): each runs over replica groups of `group_size`
+// consecutive ranks (the world's size when recorded by the Tensor API; 1: each rank alone).
+struct AllReduceAttrs {
+  ReduceKind reduce = ReduceKind::sum;
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("reduce", s.reduce);
+    f("group_size", s.group_size);
+  }
+};
+struct AllGatherAttrs {  // the ranks' operands concatenated along `axis`
+  int64_t axis = 0;
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("axis", s.axis);
+    f("group_size", s.group_size);
+  }
+};
+struct ReduceScatterAttrs {  // reduced, then split along `axis`: each rank keeps its part
+  ReduceKind reduce = ReduceKind::sum;
+  int64_t axis = 0;
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("reduce", s.reduce);
+    f("axis", s.axis);
+    f("group_size", s.group_size);
+  }
+};
+struct AllToAllAttrs {  // split along split_axis, part j to rank j, concatenated on concat_axis
+  int64_t split_axis = 0;
+  int64_t concat_axis = 0;
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("split_axis", s.split_axis);
+    f("concat_axis", s.concat_axis);
+    f("group_size", s.group_size);
+  }
+};
+struct CollectiveBroadcastAttrs {  // the group's rank `root`'s operand, on every rank
+  int64_t root = 0;
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("root", s.root);
+    f("group_size", s.group_size);
+  }
+};
+struct AxisIndexAttrs {  // this rank's index in its group
+  int64_t group_size = 1;
+  template <class S, class F>
+  static void visit(S& s, F&& f) {
+    f("group_size", s.group_size);
+  }
+};
 
 using Attrs =
     std::variant<NoAttrs, ParameterAttrs, ConstantAttrs, IotaAttrs, CompareAttrs, ConvertAttrs,
                  BroadcastInDimAttrs, ReshapeAttrs, TransposeAttrs, SliceAttrs, DynamicSliceAttrs,
                  ConcatenateAttrs, PadAttrs, ReduceAttrs, ArgmaxAttrs, DotGeneralAttrs, GatherAttrs,
                  ScatterAttrs, CumsumAttrs, RevAttrs, SortAttrs, RandomBitsAttrs, CallAttrs,
-                 CondAttrs, WhileAttrs, ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs>;
+                 CondAttrs, WhileAttrs, ScanAttrs, CheckpointNameAttrs, MemoryKindAttrs,
+                 AllReduceAttrs, AllGatherAttrs, ReduceScatterAttrs, AllToAllAttrs,
+                 CollectiveBroadcastAttrs, AxisIndexAttrs>;
 
 std::string_view compare_dir_name(CompareDir d);
 std::optional<CompareDir> compare_dir_from_name(std::string_view s);

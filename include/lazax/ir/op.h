@@ -29,6 +29,10 @@ enum OpFlags : uint32_t {
   kHasBodies = 1u << 5,
   // Its VJP and JVP rules never read its outputs, so the tape saves none (src/autodiff/tape.cc).
   kRulesSkipOutputs = 1u << 6,
+  // A collective (all_reduce...; axis_index reads the rank): every rank must run the same ones in
+  // the same order, so the passes never fold, merge or move one (fold_constants, cse), and
+  // function_ad never recomputes one.
+  kCollective = 1u << 7,
 };
 
 // X(name, AttrStruct, arity, flags, shape_rule). A trailing underscore (while_) is dropped
@@ -115,7 +119,14 @@ enum OpFlags : uint32_t {
   X(scan, ScanAttrs, -1, kHasBodies, scan)                                                      \
   X(checkpoint_name, CheckpointNameAttrs, 1, 0, identity)                                       \
   X(optimization_barrier, NoAttrs, -1, 0, identity)                                             \
-  X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)
+  X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)                                   \
+  X(all_reduce, AllReduceAttrs, 1, kCollective, all_reduce)                                     \
+  X(all_gather, AllGatherAttrs, 1, kCollective | kRulesSkipOutputs, all_gather)                 \
+  X(reduce_scatter, ReduceScatterAttrs, 1, kCollective | kRulesSkipOutputs, reduce_scatter)     \
+  X(all_to_all, AllToAllAttrs, 1, kCollective | kRulesSkipOutputs, all_to_all)                  \
+  X(collective_broadcast, CollectiveBroadcastAttrs, 1, kCollective | kRulesSkipOutputs,         \
+    collective_broadcast)                                                                       \
+  X(axis_index, AxisIndexAttrs, 0, kCollective | kRulesSkipOutputs, axis_index)
 
 enum class OpCode : uint8_t {
 #define LAZAX_OP_ENUM(name, attrs, arity, flags, rule) name,

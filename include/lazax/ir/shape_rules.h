@@ -45,6 +45,12 @@ LAZAX_DECLARE_RULE(cond)
 LAZAX_DECLARE_RULE(while_loop)
 LAZAX_DECLARE_RULE(scan)
 LAZAX_DECLARE_RULE(identity)
+LAZAX_DECLARE_RULE(all_reduce)
+LAZAX_DECLARE_RULE(all_gather)
+LAZAX_DECLARE_RULE(reduce_scatter)
+LAZAX_DECLARE_RULE(all_to_all)
+LAZAX_DECLARE_RULE(collective_broadcast)
+LAZAX_DECLARE_RULE(axis_index)
 #undef LAZAX_DECLARE_RULE
 
 }  // namespace lazax::shape_rules

@@ -105,6 +105,12 @@ constexpr FusedForm fused_form(OpCode op) {
     case OpCode::checkpoint_name:
     case OpCode::optimization_barrier:
     case OpCode::copy_to_memory_kind:
+    case OpCode::all_reduce:
+    case OpCode::all_gather:
+    case OpCode::reduce_scatter:
+    case OpCode::all_to_all:
+    case OpCode::collective_broadcast:
+    case OpCode::axis_index:
       return {};
   }
   return {};

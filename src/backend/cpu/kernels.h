@@ -36,6 +36,10 @@ void run_indexing(const Step& step, Frame& frame);
 std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorType> in);
 void run_reduce(const Step& step, Frame& frame);
 
+// The collectives (all_reduce, all_gather, ...): MPI calls through lazax/dist, writing into a
+// buffer of the Program's pool. Steps run in the Function's node order, the same on every rank.
+void run_collective(const Step& step, Frame& frame);
+
 // call, cond, while, scan: the sub-Programs of the node's bodies.
 std::shared_ptr<StepState> plan_control(const Node& node, const SubCompiler& sub);
 StepFn control_kernel(OpCode op);

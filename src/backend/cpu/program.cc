@@ -79,7 +79,8 @@ class Profile {
                       : s.fn == &run_layout   ? "layout"
                       : s.fn == &run_indexing ? "indexing"
                       : s.fn == &run_reduce   ? "reduce"
-                                              : "fused";
+                      : s.fn == &run_collective ? "collective"
+                                                : "fused";
     if (by_op_.load(std::memory_order_relaxed)) {
       key += " " + std::string(op_name(s.node->op));
       for (const TensorType& t : s.node->outputs) key += " " + t.str();
@@ -266,6 +267,11 @@ class Compiler {
     if (has_flag(node.op, kHasBodies)) {
       s.state = plan_control(node, sub);
       s.fn = control_kernel(node.op);
+      return;
+    }
+    if (has_flag(node.op, kCollective)) {
+      s.fn = &run_collective;
+      ++st.collective;
       return;
     }
     if (node.op == OpCode::dot_general) s.state = plan_gemm(node, in);

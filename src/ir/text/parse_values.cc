@@ -128,6 +128,9 @@ struct FieldReader {
   void operator()(MemoryKind& v) {
     enum_word(v, memory_kind_from_name, "a memory kind (device, host)");
   }
+  void operator()(ReduceKind& v) {
+    enum_word(v, reduce_kind_from_name, "a reduction (sum, mean, max, min)");
+  }
   void operator()(std::string& v) { v = p.expect(Tok::string, "a quoted string").value; }
   void operator()(Literal& v) { v = literal(p); }
   void operator()(FunctionPtr&) { ref(0); }

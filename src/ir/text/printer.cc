@@ -210,6 +210,7 @@ class Printer {
     void operator()(const CompareDir& v) { out += compare_dir_name(v); }
     void operator()(const GatherMode& v) { out += gather_mode_name(v); }
     void operator()(const MemoryKind& v) { out += memory_kind_name(v); }
+    void operator()(const ReduceKind& v) { out += reduce_kind_name(v); }
     void operator()(const std::string& v) { out += text::quote(v); }
     void operator()(const Literal& v) { out += literal_text(v); }
     void operator()(const FunctionPtr& v) { out += p.function_name(v); }
