@@ -118,7 +118,7 @@ case "${1:-}" in
     install_missing
     build build-asan Debug -DLAZAX_SANITIZE=ON -DLAZAX_SAN_ONLY_CORE=OFF
     (cd build-asan &&
-      ctest --output-on-failure -j "$JOBS" -L "backend|runtime|trace|api|autodiff|pure|nn|optim|trainapp")
+      ctest --output-on-failure -j "$JOBS" -L "backend|runtime|trace|api|autodiff|pure|nn|optim|trainapp|dist")
     ;;
   bench)
     install_missing >&2

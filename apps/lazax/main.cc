@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lazax/core/error.h"
+#include "lazax/dist/dist.h"
 #include "lazax/runtime/context.h"
 
 namespace {
@@ -31,6 +32,20 @@ const CLI::App* selected(const CLI::App& app, std::string& name) {
   }
 }
 
+// An error that ends the command: its message and exit code 1. Under mpirun the other ranks may
+// be waiting for this one at a collective, so the whole job ends (dist::abort_job names the
+// rank), never a hang.
+int fail(const std::string& message) {
+  int ranks = 1;
+  try {
+    ranks = lazax::dist::world_size();
+  } catch (const lazax::Error&) {  // the options did not parse: the message says so
+  }
+  if (ranks > 1) lazax::dist::abort_job(message, 1);
+  std::fprintf(stderr, "%s\n", message.c_str());
+  return 1;
+}
+
 int usage_error(const CLI::App& app, const std::string& message) {
   std::string name;
   const CLI::App* sub = selected(app, name);
@@ -48,8 +63,7 @@ int run_main(int argc, char** argv) {
   try {
     lazax::Context::get();  // reads the LAZAX_* options (the flags' defaults read them)
   } catch (const lazax::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
+    return fail(e.what());
   }
   CLI::App app("lazax: the command-line tool of a lazy-tensor library.", "lazax");
   app.require_subcommand(1);
@@ -87,13 +101,11 @@ int run_main(int argc, char** argv) {
   } catch (const lazax::cli::UsageError& e) {
     return usage_error(app, e.what());
   } catch (const lazax::Error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
+    return fail(e.what());
   } catch (const std::exception& e) {
     std::string name;
     selected(app, name);
-    std::fprintf(stderr, "[%s] unexpected failure: %s\n", name.c_str(), e.what());
-    return 1;
+    return fail("[" + name + "] unexpected failure: " + e.what());
   }
 }
 

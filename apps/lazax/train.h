@@ -17,6 +17,7 @@ struct TrainOptions {
   // Overrides of the preset (0: the preset's).
   int64_t dim = 0, layers = 0, heads = 0, hidden = 0, batch = 0, seq = 0;
   int64_t steps = 200;
+  double bucket_mb = 25;  // under mpirun: gradients averaged in all_reduce buckets of this size
   double lr = 3e-3;
   double weight_decay = 0.01;
   std::string optimizer = "adamw";

@@ -93,6 +93,10 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--eval-every", o->eval_every,
                   "validation loss every N steps (default: at the end only)")
       ->check(CLI::Range(int64_t{0}, int64_t{100000000}));
+  sub->add_option("--bucket-mb", o->bucket_mb,
+                  "under mpirun: average the gradients in all_reduce buckets of this many MiB "
+                  "(default 25, as PyTorch's DDP)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--log", o->log, "one JSON object per step to this file (JSON Lines)");
   sub->add_option("--svg", o->svg, "the loss-curve picture (default loss.svg; '' for none)");
   sub->add_option("--sample", o->sample_tokens, "bytes to sample at the end (default 200)")

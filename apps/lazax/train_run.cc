@@ -11,11 +11,14 @@
 
 #include "batches.h"
 #include "corpus.h"
+#include "lazax/api/ops_collective.h"
 #include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/core/metrics.h"
+#include "lazax/dist/dist.h"
 #include "lazax/io/file.h"
 #include "lazax/io/safetensors.h"
+#include "lazax/nn/data_parallel.h"
 #include "lazax/optim/adamw.h"
 #include "lazax/optim/checkpoint.h"
 #include "lazax/optim/clip_grad.h"
@@ -125,7 +128,19 @@ double infer_ms_per_step(const nn::Llama& model, const std::vector<train::Batch>
 
 }  // namespace
 
-int train(const TrainOptions& o) {
+int train(const TrainOptions& options) {
+  // Under mpirun every rank trains the same model on its part of each batch (data parallel):
+  // rank 0 alone prints, logs, samples and writes files; every rank reads a checkpoint to resume.
+  const int ranks = dist::world_size(), rank = dist::rank();
+  TrainOptions o = options;
+  if (rank != 0) {
+    o.log.clear();
+    o.svg.clear();
+    o.summary.clear();
+    o.sample_tokens = 0;
+    if (std::freopen("/dev/null", "w", stdout) == nullptr)
+      throw IOError("[train] rank " + std::to_string(rank) + ": cannot silence its stdout");
+  }
   // Everything checked before any work.
   std::shared_ptr<const RematPolicy> remat;
   if (o.remat != "none") {
@@ -161,6 +176,11 @@ int train(const TrainOptions& o) {
       throw ValueError("[train] --steps " + std::to_string(steps) + " but --batches " + o.batches +
                        " holds " + std::to_string(file->steps) + " steps");
     }
+  }
+  if (c.batch % ranks != 0) {
+    throw ValueError("[train] --batch " + std::to_string(c.batch) + " does not split over " +
+                     std::to_string(ranks) + " ranks; use a batch that is a multiple of " +
+                     std::to_string(ranks));
   }
   std::optional<train::Corpus> corpus;
   if (!file || !o.corpus.empty()) corpus = train::load_corpus(o.corpus, c.seq);
@@ -231,6 +251,8 @@ int train(const TrainOptions& o) {
   std::fflush(stdout);
 
   std::vector<Tensor> params = model.parameters();
+  nn::broadcast_parameters(params);
+  const int64_t bucket_bytes = static_cast<int64_t>(o.bucket_mb * 1024 * 1024);
   train::Curve train_curve, valid_curve;
   std::vector<double> step_ms;
   train::ProgressLine progress(stdout);
@@ -243,8 +265,12 @@ int train(const TrainOptions& o) {
     const auto t0 = Clock::now();
     const double lr = schedule(step - 1);
     opt->zero_grad();
-    Tensor loss = model.forward(to_tokens(b, c.batch, c.seq), mode);
+    Tensor tokens = to_tokens(b, c.batch, c.seq);
+    if (ranks > 1) tokens = narrow(tokens, 0, rank * (c.batch / ranks), c.batch / ranks);
+    Tensor loss = model.forward(tokens, mode);
     loss.backward();
+    nn::average_gradients(params, bucket_bytes);
+    if (ranks > 1) loss = pmean(loss);  // equal parts: the mean over the whole batch
     // The norm is logged every step; a bound no norm reaches leaves the gradients as they are.
     Tensor norm = optim::clip_grad_norm_(params, o.clip > 0 ? o.clip : 1e30);
     opt->set_lr(lr);
@@ -282,7 +308,8 @@ int train(const TrainOptions& o) {
     if (stop != 0) break;
     if (step < steps && checkpoints.due(step, train::RunSignals::checkpoint_requested())) {
       progress.finish();
-      checkpoints.save(step, false, model, *opt, c, sampler ? sampler->rng().state() : 0);
+      if (rank == 0)
+        checkpoints.save(step, false, model, *opt, c, sampler ? sampler->rng().state() : 0);
     }
   }
   progress.finish();
@@ -292,7 +319,8 @@ int train(const TrainOptions& o) {
   }
   // The last checkpoint is written with the handlers still in place: a second signal ends the
   // process at once, and the atomic write leaves the previous checkpoint whole.
-  checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
+  if (rank == 0)
+    checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
   signals.reset();
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
   if (!o.summary.empty() && !train_curve.empty()) {

@@ -21,6 +21,7 @@
 #include "lazax/dist/dist.h"
 #include "lazax/nn/layers.h"
 #include "lazax/nn/llama.h"
+#include "lazax/nn/data_parallel.h"
 #include "lazax/nn/module.h"
 #include "lazax/nn/scan_layers.h"
 #include "lazax/optim/adamw.h"
