@@ -319,8 +319,7 @@ int train(const TrainOptions& options) {
   }
   // The last checkpoint is written with the handlers still in place: a second signal ends the
   // process at once, and the atomic write leaves the previous checkpoint whole.
-  if (rank == 0)
-    checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
+  if (rank == 0) checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
   signals.reset();
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
   if (!o.summary.empty() && !train_curve.empty()) {

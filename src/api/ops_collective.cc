@@ -20,8 +20,7 @@ int64_t group(int64_t group_size, const char* op) {
 }  // namespace
 
 Tensor all_reduce(const Tensor& x, ReduceKind kind, int64_t group_size) {
-  return record_op(OpCode::all_reduce, {&x},
-                   AllReduceAttrs{kind, group(group_size, "all_reduce")});
+  return record_op(OpCode::all_reduce, {&x}, AllReduceAttrs{kind, group(group_size, "all_reduce")});
 }
 Tensor psum(const Tensor& x, int64_t g) { return all_reduce(x, ReduceKind::sum, g); }
 Tensor pmean(const Tensor& x, int64_t g) { return all_reduce(x, ReduceKind::mean, g); }
@@ -42,13 +41,12 @@ Tensor psum_scatter(const Tensor& x, int64_t axis, int64_t g) {
   return reduce_scatter(x, axis, ReduceKind::sum, g);
 }
 
-Tensor all_to_all(const Tensor& x, int64_t split_axis, int64_t concat_axis,
-                  int64_t group_size) {
+Tensor all_to_all(const Tensor& x, int64_t split_axis, int64_t concat_axis, int64_t group_size) {
   const auto r = static_cast<int64_t>(x.dim());
-  return record_op(OpCode::all_to_all, {&x},
-                   AllToAllAttrs{norm_dim(split_axis, r, "all_to_all"),
-                                 norm_dim(concat_axis, r, "all_to_all"),
-                                 group(group_size, "all_to_all")});
+  return record_op(
+      OpCode::all_to_all, {&x},
+      AllToAllAttrs{norm_dim(split_axis, r, "all_to_all"), norm_dim(concat_axis, r, "all_to_all"),
+                    group(group_size, "all_to_all")});
 }
 
 Tensor broadcast_from(const Tensor& x, int64_t root, int64_t group_size) {

@@ -66,8 +66,8 @@ Options Options::from_env() {
   for (const char* launcher : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (env(launcher)) o.launched_by_mpi = true;
   if (const char* v = env("LAZAX_DIST_TIMEOUT_S")) {
-    o.dist_timeout_s =
-        integer("LAZAX_DIST_TIMEOUT_S", v, 1, 7 * 24 * 3600, "a positive number of seconds");
+    o.dist_timeout_s = integer("LAZAX_DIST_TIMEOUT_S", v, 1, int64_t{7} * 24 * 3600,
+                               "a positive number of seconds");
   }
   if (const char* v = env("LAZAX_DIST_CHECK")) o.dist_check = flag("LAZAX_DIST_CHECK", v);
   return o;

@@ -108,9 +108,10 @@ struct Timed {
     metrics::counter("DistBytes").add(bytes);
   }
   ~Timed() {
-    metrics::timer("DistTime").add_ns(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-            .count());
+    metrics::timer("DistTime")
+        .add_ns(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now() - t0)
+                    .count());
   }
   Timed(const Timed&) = delete;
   Timed& operator=(const Timed&) = delete;
@@ -163,8 +164,8 @@ void check_agreement(int64_t group, std::span<const int64_t> signature,
               (row[0] == seq ? describe(words_of(r)) : "its collective #" + std::to_string(row[0]));
   }
   if (differ) {
-    throw DistError("[dist] the ranks disagree at collective #" + std::to_string(seq) +
-                    ": rank " + std::to_string(w.rank) + " runs " + describe(signature) + others +
+    throw DistError("[dist] the ranks disagree at collective #" + std::to_string(seq) + ": rank " +
+                    std::to_string(w.rank) + " runs " + describe(signature) + others +
                     ". Every rank must run the same collectives in the same order on the same "
                     "dtypes and shapes: record the same program on each (shard the data, not "
                     "the program)");
@@ -204,10 +205,10 @@ void reduce_scatter(const void* in, void* out, int64_t count, DType dtype, Reduc
     return;
   }
   Timed timed(bytes * group);
-  check_mpi(MPI_Reduce_scatter_block(in, out, as_count(count, "reduce_scatter"),
-                                     mpi_type(dtype, "reduce_scatter"), mpi_op(kind),
-                                     group_comm(group)),
-            "MPI_Reduce_scatter_block");
+  check_mpi(
+      MPI_Reduce_scatter_block(in, out, as_count(count, "reduce_scatter"),
+                               mpi_type(dtype, "reduce_scatter"), mpi_op(kind), group_comm(group)),
+      "MPI_Reduce_scatter_block");
   finish_mean(out, count, dtype, kind, group);
 }
 

@@ -31,8 +31,8 @@ void check_mpi(int rc, const char* what) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, text, &len);
-  throw DistError("[dist] " + rank_prefix() + std::string(what) + " failed: " +
-                  std::string(text, static_cast<size_t>(len)) +
+  throw DistError("[dist] " + rank_prefix() + std::string(what) +
+                  " failed: " + std::string(text, static_cast<size_t>(len)) +
                   "; another rank may have stopped (see its message above)");
 }
 

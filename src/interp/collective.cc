@@ -78,8 +78,8 @@ int64_t group_of(const Node& node) {
 // The call as integers for dist::check_agreement: op, dtype, group, three attributes, rank,
 // dims.
 std::vector<int64_t> signature(const Node& node, const TensorType& t) {
-  std::vector<int64_t> w = {static_cast<int64_t>(node.op), static_cast<int64_t>(t.dtype),
-                            group_of(node), 0, 0, 0};
+  std::vector<int64_t> w = {
+      static_cast<int64_t>(node.op), static_cast<int64_t>(t.dtype), group_of(node), 0, 0, 0};
   if (const auto* a = std::get_if<AllReduceAttrs>(&node.attrs)) {
     w[3] = static_cast<int64_t>(a->reduce);
   } else if (const auto* g = std::get_if<AllGatherAttrs>(&node.attrs)) {

@@ -23,6 +23,7 @@ int64_t average_gradients(const std::vector<Tensor>& params, int64_t bucket_byte
   auto flush = [&] {
     if (bucket.empty()) return;
     std::vector<Tensor> flat;
+    flat.reserve(bucket.size());
     for (const Tensor& p : bucket) flat.push_back(p.grad().reshape({-1}));
     Tensor mean = pmean(flat.size() == 1 ? flat[0] : cat(flat, 0));
     int64_t at = 0;

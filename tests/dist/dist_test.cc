@@ -22,9 +22,9 @@ TEST(Dist, WithoutALauncherTheWorldIsOneProcess) {
 
 TEST(Dist, EachCollectiveIsTheIdentityInAWorldOfOne) {
   const std::vector<float> x = input().to_vector<float>();
-  for (const Tensor& y : {psum(input()), pmean(input()), pmax(input()), pmin(input()),
-                          all_gather(input(), 1), psum_scatter(input(), 0),
-                          all_to_all(input(), 0, 1), broadcast_from(input(), 0)}) {
+  for (const Tensor& y :
+       {psum(input()), pmean(input()), pmax(input()), pmin(input()), all_gather(input(), 1),
+        psum_scatter(input(), 0), all_to_all(input(), 0, 1), broadcast_from(input(), 0)}) {
     EXPECT_EQ(y.sizes(), input().sizes());
     EXPECT_EQ(y.to_vector<float>(), x);
   }
@@ -60,8 +60,9 @@ TEST(Dist, ShapeRulesCheckDivisibilityAndDtypes) {
   const TensorType f{DType::f32, Shape{6, 3}};
   EXPECT_EQ(infer_types(OpCode::all_gather, {&f, 1}, AllGatherAttrs{1, 4})[0],
             (TensorType{DType::f32, Shape{6, 12}}));
-  EXPECT_EQ(infer_types(OpCode::reduce_scatter, {&f, 1}, ReduceScatterAttrs{ReduceKind::sum, 0, 3})[0],
-            (TensorType{DType::f32, Shape{2, 3}}));
+  EXPECT_EQ(
+      infer_types(OpCode::reduce_scatter, {&f, 1}, ReduceScatterAttrs{ReduceKind::sum, 0, 3})[0],
+      (TensorType{DType::f32, Shape{2, 3}}));
   EXPECT_EQ(infer_types(OpCode::all_to_all, {&f, 1}, AllToAllAttrs{0, 1, 2})[0],
             (TensorType{DType::f32, Shape{3, 6}}));
   try {

@@ -27,8 +27,7 @@ Tensor reduce_scatter(const Tensor& x, int64_t axis = 0, ReduceKind kind = Reduc
 Tensor psum_scatter(const Tensor& x, int64_t axis = 0, int64_t group_size = 0);
 // x split along split_axis into group_size parts, part j sent to rank j; the parts received are
 // concatenated along concat_axis, in rank order.
-Tensor all_to_all(const Tensor& x, int64_t split_axis, int64_t concat_axis,
-                  int64_t group_size = 0);
+Tensor all_to_all(const Tensor& x, int64_t split_axis, int64_t concat_axis, int64_t group_size = 0);
 // The group's rank `root`'s x, on every rank of the group.
 Tensor broadcast_from(const Tensor& x, int64_t root = 0, int64_t group_size = 0);
 // This rank's index in its group, an i32 scalar (jax.lax.axis_index).

@@ -17,11 +17,11 @@ namespace lazax {
 struct PlanStats {
   int64_t peak_device_bytes = 0;
   int64_t peak_host_bytes = 0;
-  int64_t steps = 0;      // kernels run per call (sub-programs not counted)
-  int64_t gemm = 0;       // dot_general through oneDNN
-  int64_t fused = 0;      // fused elementwise kernels
-  int64_t fused_ops = 0;  // ops inside them
-  int64_t fallback = 0;   // nodes run by the reference interpreter's kernel
+  int64_t steps = 0;       // kernels run per call (sub-programs not counted)
+  int64_t gemm = 0;        // dot_general through oneDNN
+  int64_t fused = 0;       // fused elementwise kernels
+  int64_t fused_ops = 0;   // ops inside them
+  int64_t fallback = 0;    // nodes run by the reference interpreter's kernel
   int64_t collective = 0;  // all_reduce... (MPI calls, in program order on every rank)
 };
 

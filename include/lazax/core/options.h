@@ -36,8 +36,8 @@ struct Options {
   bool launched_by_mpi = false;
   int64_t dist_timeout_s = 300;  // LAZAX_DIST_TIMEOUT_S: a rank that waits longer at a collective
                                  // for the others ends the job, naming the ranks that are late
-  bool dist_check = true;  // LAZAX_DIST_CHECK=0: skip the check that every rank runs the same
-                           // collective (op, dtype, shape) before the data moves
+  bool dist_check = true;        // LAZAX_DIST_CHECK=0: skip the check that every rank runs the same
+                                 // collective (op, dtype, shape) before the data moves
 
   // The defaults, overridden by each LAZAX_* variable that is set. A value that does not parse
   // is a ValueError naming the variable and what it accepts.

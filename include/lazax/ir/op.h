@@ -119,7 +119,7 @@ enum OpFlags : uint32_t {
   X(scan, ScanAttrs, -1, kHasBodies, scan)                                                      \
   X(checkpoint_name, CheckpointNameAttrs, 1, 0, identity)                                       \
   X(optimization_barrier, NoAttrs, -1, 0, identity)                                             \
-  X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)                                   \
+  X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)                                       \
   X(all_reduce, AllReduceAttrs, 1, kCollective, all_reduce)                                     \
   X(all_gather, AllGatherAttrs, 1, kCollective | kRulesSkipOutputs, all_gather)                 \
   X(reduce_scatter, ReduceScatterAttrs, 1, kCollective | kRulesSkipOutputs, reduce_scatter)     \

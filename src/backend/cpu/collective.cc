@@ -1,7 +1,8 @@
 // The collectives' step: the interpreter's semantics (interp/collective.h, the MPI calls) into an
 // output buffer from the Program's pool.
-#include "kernels.h"
 #include "lazax/interp/collective.h"
+
+#include "kernels.h"
 #include "lazax/interp/interpreter.h"
 
 namespace lazax::cpu {

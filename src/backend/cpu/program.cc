@@ -74,11 +74,11 @@ class Profile {
   }
   void add(const Step& s, double seconds) {
     if (has_flag(s.node->op, kHasBodies)) return;
-    std::string key = s.fn == &run_fallback   ? "fallback:" + std::string(op_name(s.node->op))
-                      : s.fn == &run_gemm     ? "gemm"
-                      : s.fn == &run_layout   ? "layout"
-                      : s.fn == &run_indexing ? "indexing"
-                      : s.fn == &run_reduce   ? "reduce"
+    std::string key = s.fn == &run_fallback     ? "fallback:" + std::string(op_name(s.node->op))
+                      : s.fn == &run_gemm       ? "gemm"
+                      : s.fn == &run_layout     ? "layout"
+                      : s.fn == &run_indexing   ? "indexing"
+                      : s.fn == &run_reduce     ? "reduce"
                       : s.fn == &run_collective ? "collective"
                                                 : "fused";
     if (by_op_.load(std::memory_order_relaxed)) {

@@ -20,19 +20,19 @@ void check_reducible(OpCode op, const TensorType& x, ReduceKind k) {
     dtype_fail(op, "cannot reduce " + x.str() + " across ranks; convert the bools to i32 first");
   }
   if (k == ReduceKind::mean && !is_floating(t)) {
-    dtype_fail(op, "mean of " + x.str() + " across ranks needs a float dtype; use sum for "
-                   "integers, or convert to f32");
+    dtype_fail(op, "mean of " + x.str() +
+                       " across ranks needs a float dtype; use sum for "
+                       "integers, or convert to f32");
   }
 }
 
 // The operand's dimension `axis` split into `g` equal parts.
 void check_divisible(OpCode op, const TensorType& x, int64_t axis, int64_t g, const char* what) {
   if (x.shape[static_cast<size_t>(axis)] % g != 0) {
-    shape_fail(op, std::string(what) + " " + num(axis) + " of " + x.str() + " has size " +
-                       num(x.shape[static_cast<size_t>(axis)]) +
-                       ", which does not split into " + num(g) +
-                       " equal parts (one per rank of the group); pad it to a multiple of " +
-                       num(g));
+    shape_fail(
+        op, std::string(what) + " " + num(axis) + " of " + x.str() + " has size " +
+                num(x.shape[static_cast<size_t>(axis)]) + ", which does not split into " + num(g) +
+                " equal parts (one per rank of the group); pad it to a multiple of " + num(g));
   }
 }
 
@@ -52,8 +52,8 @@ void all_gather(OpCode op, std::span<const TensorType> in, const Attrs& attrs,
   check_group_size(op, a.group_size);
   check_axis(op, a.axis, in[0], "axis");
   TensorType r = in[0];
-  r.shape[static_cast<size_t>(a.axis)] = checked_mul(op, r.shape[static_cast<size_t>(a.axis)],
-                                                     a.group_size);
+  r.shape[static_cast<size_t>(a.axis)] =
+      checked_mul(op, r.shape[static_cast<size_t>(a.axis)], a.group_size);
   out.assign(1, r);
 }
 

@@ -36,7 +36,7 @@ Tensor weight_of(int r, const std::vector<int64_t>& shape) {
 
 struct Case {
   std::string name;
-  std::function<Tensor(const Tensor&)> op;                        // on this rank's input
+  std::function<Tensor(const Tensor&)> op;                         // on this rank's input
   std::function<Tensor(const std::vector<Tensor>&, int)> emulate;  // rank r's result from all
   bool differentiable = true;
 };
@@ -132,9 +132,9 @@ TEST_P(Collectives, EachGradientEqualsTheOneProcessGradient) {
 
 TEST_P(Collectives, HalfPrecisionReducesInF32) {
   Tensor x = input_of(R()).to(DType::bf16);
-  Tensor want = (input_of(0).to(DType::bf16).to(DType::f32) +
-                 input_of(1).to(DType::bf16).to(DType::f32))
-                    .to(DType::bf16);
+  Tensor want =
+      (input_of(0).to(DType::bf16).to(DType::f32) + input_of(1).to(DType::bf16).to(DType::f32))
+          .to(DType::bf16);
   Tensor got = psum(x);
   EXPECT_EQ(got.dtype(), DType::bf16);
   expect_near(got.to(DType::f32).to_vector<float>(), want.to(DType::f32).to_vector<float>(),

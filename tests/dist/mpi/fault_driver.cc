@@ -2,8 +2,8 @@
 // asks: `raise` (a lazax::Error, which the program ends the job with, as the lazax tool does),
 // `kill` (SIGKILL) or `hang` (sleeps: rank 0 waits at the next collective past
 // LAZAX_DIST_TIMEOUT_S). Every mode must end the whole job, non-zero, naming the rank.
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <thread>
