@@ -36,6 +36,8 @@ struct Use {
   Pos pos;
 };
 
+struct FuncSyntax;
+
 struct OpSyntax {
   std::string name;  // "stablehlo.add", "func.call", "func.return"
   std::string result;
@@ -46,10 +48,15 @@ struct OpSyntax {
   std::string callee;
   Pos pos;
   std::string loc;  // the loc(...) text, for errors
+  // while's cond and body, case's branches, if's true and false branch.
+  std::vector<FuncSyntax> regions;
 };
 
+// A func.func, or an op's region (`region` set: no result types; its block arguments, if any,
+// are the params; it may use values of the enclosing blocks).
 struct FuncSyntax {
   std::string name;
+  bool region = false;
   bool is_public = true;
   std::vector<std::string> params;
   std::vector<TensorType> param_types, result_types;

@@ -1,7 +1,9 @@
 // The importer: one row per StableHLO op (kOps below) maps an OpSyntax onto lazax primitives
 // with the Builder, whose shape rules check each node; the declared result types must match.
+#include <algorithm>
 #include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ast.h"
 #include "lazax/ir/builder.h"
@@ -247,6 +249,35 @@ std::vector<ValueRef> dot_general(Ctx& c, const OpSyntax& o, std::vector<ValueRe
   return {c.b.add(OpCode::dot_general, in, a)};
 }
 
+// The values of enclosing blocks that a region uses (StableHLO regions capture implicitly), in
+// first-use order; a lazax sub-function takes them as parameters instead.
+void free_uses(const FuncSyntax& r, std::vector<const Use*>& out) {
+  std::unordered_set<std::string> defined(r.params.begin(), r.params.end());
+  auto add = [&](const Use& u) {
+    if (defined.count(u.name) != 0) return;
+    for (const Use* seen : out)
+      if (seen->name == u.name) return;
+    out.push_back(&u);
+  };
+  for (const OpSyntax& o : r.ops) {
+    for (const Use& u : o.operands) add(u);
+    for (const FuncSyntax& sub : o.regions) {
+      std::vector<const Use*> inner;
+      free_uses(sub, inner);
+      for (const Use* u : inner) add(*u);
+    }
+    if (o.num_results > 0) defined.insert(o.result);
+  }
+}
+
+using Env = std::unordered_map<std::string, std::vector<ValueRef>>;
+
+// A captured value group (all results of one name), as extra parameters of a region.
+struct Capture {
+  std::string name;
+  std::vector<TensorType> types;
+};
+
 struct Importer {
   const ModuleSyntax& m;
   std::unordered_map<std::string, const FuncSyntax*> by_name;
@@ -267,13 +298,23 @@ struct Importer {
     return f;
   }
 
-  FunctionPtr build(const FuncSyntax& f) {
+  // `captured` become parameters after f's own; with `pass_through` also results after f's own
+  // (a while body carries them unchanged).
+  FunctionPtr build(const FuncSyntax& f, const std::vector<Capture>& captured = {},
+                    bool pass_through = false) {
     Ctx c{Builder(f.name), this};
-    std::unordered_map<std::string, std::vector<ValueRef>> env;
+    Env env;
     for (size_t i = 0; i < f.params.size(); ++i) {
       if (!env.emplace(f.params[i], std::vector<ValueRef>{c.b.param(f.param_types[i])}).second)
         fail(f.pos, "parameter " + f.params[i] + " defined twice");
     }
+    std::vector<ValueRef> through;
+    for (const Capture& cap : captured) {
+      std::vector<ValueRef>& vs = env[cap.name];
+      for (const TensorType& t : cap.types) vs.push_back(c.b.param(t));
+      through.insert(through.end(), vs.begin(), vs.end());
+    }
+    if (!pass_through) through.clear();
     for (const OpSyntax& o : f.ops) {
       std::vector<ValueRef> in;
       for (const Use& u : o.operands) {
@@ -290,6 +331,10 @@ struct Importer {
                                       o.in_types[k].str() + " but " + o.operands[k].name + " is " +
                                       c.b.type(in[k]).str());
         }
+      }
+      if (o.name == "func.return" && f.region) {
+        in.insert(in.end(), through.begin(), through.end());
+        return c.b.build(in);
       }
       if (o.name == "func.return") {
         if (in.size() != f.result_types.size()) {
@@ -311,6 +356,8 @@ struct Importer {
       try {
         if (o.name == "func.call") {
           out = c.b.add_multi(OpCode::call, in, CallAttrs{get(o.callee, o.pos)});
+        } else if (!o.regions.empty()) {
+          out = control(c, o, in, env);
         } else if (o.name == "stablehlo.custom_call") {
           auto t = o.attrs.find("call_target_name");
           std::string target = t != o.attrs.end() ? " @" + t->second.word : std::string();
@@ -341,6 +388,93 @@ struct Importer {
         fail(o.pos, "value " + o.result + " defined twice");
     }
     fail(f.pos, "@" + f.name + " has no return");
+  }
+
+  // while, case and if: each region a sub-function; the values they capture become operands.
+  std::vector<ValueRef> control(Ctx& c, const OpSyntax& o, std::vector<ValueRef> in,
+                                const Env& env) {
+    std::vector<const Use*> uses;
+    for (const FuncSyntax& r : o.regions) free_uses(r, uses);
+    std::vector<Capture> caps;
+    std::vector<ValueRef> cap_values;
+    for (const Use* u : uses) {
+      if (std::any_of(caps.begin(), caps.end(),
+                      [&](const Capture& k) { return k.name == u->name; }))
+        continue;
+      auto it = env.find(u->name);
+      if (it == env.end()) fail(u->pos, "use of undefined value " + u->name);
+      Capture k{u->name, {}};
+      for (ValueRef v : it->second) k.types.push_back(c.b.type(v));
+      cap_values.insert(cap_values.end(), it->second.begin(), it->second.end());
+      caps.push_back(std::move(k));
+    }
+    auto no_args = [&](const FuncSyntax& r) {
+      if (!r.params.empty()) fail(r.pos, o.name + "'s branches take no block arguments");
+      return build(r, caps);
+    };
+    if (o.name == "stablehlo.reduce") return reduce(c, generic_reduce(o), in);
+    if (o.name == "stablehlo.while") {
+      if (o.regions.size() != 2) fail(o.pos, "stablehlo.while needs a cond and a body region");
+      for (const FuncSyntax& r : o.regions) {
+        if (r.params.size() != in.size())
+          fail(r.pos, "the region takes " + std::to_string(r.params.size()) +
+                          " arguments, stablehlo.while carries " + std::to_string(in.size()));
+      }
+      size_t n = in.size();
+      FunctionPtr cond = build(o.regions[0], caps), body = build(o.regions[1], caps, true);
+      in.insert(in.end(), cap_values.begin(), cap_values.end());
+      std::vector<ValueRef> out = c.b.add_multi(OpCode::while_, in, WhileAttrs{cond, body});
+      out.resize(n);
+      return out;
+    }
+    if (o.name == "stablehlo.case" || o.name == "stablehlo.if") {
+      if (in.size() != 1 || o.regions.empty())
+        fail(o.pos, o.name + " takes one index (or predicate) operand and at least one region");
+      std::vector<FunctionPtr> branches;
+      branches.reserve(o.regions.size());
+      for (const FuncSyntax& r : o.regions) branches.push_back(no_args(r));
+      ValueRef index = in[0];
+      if (o.name == "stablehlo.if") {
+        if (branches.size() != 2) fail(o.pos, "stablehlo.if needs a true and a false region");
+        std::swap(branches[0], branches[1]);  // lazax's bool index: false -> 0, true -> 1
+      } else {
+        index = negative_to_last(c, index, static_cast<int64_t>(branches.size()));
+      }
+      std::vector<ValueRef> ops{index};
+      ops.insert(ops.end(), cap_values.begin(), cap_values.end());
+      return c.b.add_multi(OpCode::cond, ops, CondAttrs{branches});
+    }
+    fail(o.pos, "unsupported op with regions '" + o.name + "' (docs/STABLEHLO.md lists the ops)");
+  }
+
+  // The generic reduce, `({ ^bb0(%x: t, %y: t): %r = stablehlo.add %x, %y ...; return %r })`:
+  // a body of one binary op on its two arguments is the pretty form's `applies`.
+  static OpSyntax generic_reduce(const OpSyntax& o) {
+    const FuncSyntax& r = o.regions[0];
+    bool simple = o.regions.size() == 1 && r.params.size() == 2 && r.ops.size() == 2 &&
+                  r.ops[0].operands.size() == 2 && r.ops[0].regions.empty() &&
+                  r.ops[0].operands[0].name == r.params[0] &&
+                  r.ops[0].operands[1].name == r.params[1] && r.ops[1].operands.size() == 1 &&
+                  r.ops[1].operands[0].name == r.ops[0].result;
+    if (!simple)
+      fail(r.pos, "a reduce body other than one binary op on its two arguments is not supported");
+    OpSyntax pretty = o;
+    pretty.regions.clear();
+    pretty.attrs["applies"].word = r.ops[0].name;
+    pretty.attrs["applies"].pos = r.ops[0].pos;
+    return pretty;
+  }
+
+  // StableHLO's case runs the last branch for an index out of range; lazax's cond clamps, which
+  // agrees above the range: a negative index is mapped to the last branch first.
+  static ValueRef negative_to_last(Ctx& c, ValueRef index, int64_t n) {
+    const TensorType& t = c.b.type(index);
+    if (t.dtype != DType::i32 || !t.shape.dims().empty()) return index;  // the shape rule says
+    Literal zero = Literal::zeros(t), last = Literal::zeros(t);
+    last.data<int32_t>()[0] = static_cast<int32_t>(n - 1);
+    ValueRef neg =
+        c.b.add(OpCode::compare, {index, c.b.constant(zero)}, CompareAttrs{CompareDir::lt});
+    return c.b.add(OpCode::select, {neg, c.b.constant(last), index});
   }
 };
 

@@ -92,29 +92,110 @@ FuncSyntax Parser::func() {
     skip_balanced();
   }
   expect('{');
-  for (;;) {
-    ws();
-    if (at_end()) fail(f.pos, "the body of @" + f.name + " is not closed (truncated file?)");
-    f.ops.push_back(op());
-    const std::string& n = f.ops.back().name;
-    if (n == "func.return" || n == "return") break;
-  }
-  expect('}');
+  body(f);
   skip_loc();
   return f;
 }
 
+void Parser::body(FuncSyntax& f) {
+  for (;;) {
+    ws();
+    if (at_end()) fail(f.pos, "the body of @" + f.name + " is not closed (truncated file?)");
+    f.ops.push_back(op());
+    if (f.ops.back().name == "func.return") break;
+  }
+  expect('}');
+}
+
+// `{ ^bb0(%x: t, ...): ops }` (the generic form's block arguments) or `{ ops }` with `args`.
+FuncSyntax Parser::region(const std::vector<std::string>& args,
+                          const std::vector<TensorType>& types) {
+  FuncSyntax r;
+  ws();
+  r.pos = pos();
+  r.name = "region_" + std::to_string(r.pos.line) + "_" + std::to_string(r.pos.col);
+  r.region = true;
+  if (++depth_ > kMaxNesting) fail(r.pos, "regions nested too deep");
+  expect('{');
+  ws();
+  if (peek() == '^') {
+    ++i_;
+    take_word();
+    if (accept('(') && !accept(')')) {
+      do {
+        r.params.push_back(value_name());
+        expect(':');
+        r.param_types.push_back(type());
+        skip_loc();
+      } while (accept(','));
+      expect(')');
+    }
+    expect(':');
+  } else {
+    r.params = args;
+    r.param_types = types;
+  }
+  body(r);
+  --depth_;
+  return r;
+}
+
+void Parser::regions(OpSyntax& o) {
+  expect('(');
+  do o.regions.push_back(region({}, {}));
+  while (accept(','));
+  expect(')');
+}
+
+// `stablehlo.while(%iterArg = %a, ...) : t, ... cond { ... } do { ... }`
+void Parser::while_pretty(OpSyntax& o) {
+  std::vector<std::string> args;
+  expect('(');
+  if (!accept(')')) {
+    do {
+      args.push_back(value_name());
+      expect('=');
+      o.operands.push_back(use());
+    } while (accept(','));
+    expect(')');
+  }
+  expect(':');
+  do o.in_types.push_back(type());
+  while (accept(','));
+  if (o.in_types.size() != args.size())
+    fail(o.pos, "stablehlo.while has " + std::to_string(args.size()) + " operands but " +
+                    std::to_string(o.in_types.size()) + " types");
+  o.out_types = o.in_types;
+  ws();
+  if (word_is("attributes")) {
+    take_word();
+    attr_dict(o.attrs);
+  }
+  ws();
+  if (!word_is("cond")) fail(pos(), "expected 'cond {' after stablehlo.while's types");
+  take_word();
+  o.regions.push_back(region(args, o.in_types));
+  ws();
+  if (!word_is("do")) fail(pos(), "expected 'do {' after stablehlo.while's cond region");
+  take_word();
+  o.regions.push_back(region(args, o.in_types));
+}
+
+Use Parser::use() {
+  ws();
+  Use u;
+  u.pos = pos();
+  u.name = value_name();
+  if (peek() == '#') {
+    ++i_;
+    u.index = static_cast<int>(integer());
+  }
+  return u;
+}
+
 void Parser::uses(std::vector<Use>& out) {
   do {
-    ws();
-    Use u;
-    u.pos = pos();
-    u.name = value_name();
-    if (peek() == '#') {
-      ++i_;
-      u.index = static_cast<int>(integer());
-    }
-    out.push_back(std::move(u));
+    out.push_back(use());
     size_t before = i_;
     if (!accept(',')) break;
     ws();
@@ -143,6 +224,7 @@ OpSyntax Parser::op() {
   }
   if (peek() == '"') {
     generic(o);
+    if (o.name == "stablehlo.return" || o.name == "func.return") o.name = "func.return";
   } else {
     o.name = take_word();
     pretty(o);
@@ -165,9 +247,8 @@ void Parser::generic(OpSyntax& o) {
     expect('>');
   }
   ws();
-  if (peek() == '(')
-    fail(pos(), "ops with regions in the generic form are not supported (" + o.name +
-                    "): use the pretty form JAX prints");
+  if (peek() == '(') regions(o);
+  ws();
   if (peek() == '{') attr_dict(o.attrs);
   expect(':');
   o.in_types = type_list();
@@ -202,6 +283,10 @@ void Parser::pretty(OpSyntax& o) {
     o.in_types = type_list();
     expect_str("->");
     o.out_types = type_list();
+    return;
+  }
+  if (n == "stablehlo.while") {
+    while_pretty(o);
     return;
   }
   if (n == "stablehlo.constant") {

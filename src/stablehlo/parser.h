@@ -27,6 +27,11 @@ class Parser {
   // ---- the module, functions and ops (parse.cc)
   void aliases();
   FuncSyntax func();
+  void body(FuncSyntax& f);  // the ops up to the return, and the closing '}'
+  FuncSyntax region(const std::vector<std::string>& args, const std::vector<TensorType>& types);
+  void regions(OpSyntax& o);  // ({...}, {...}) of the generic form
+  void while_pretty(OpSyntax& o);
+  Use use();
   void uses(std::vector<Use>& out);
   OpSyntax op();
   void generic(OpSyntax& o);
@@ -69,6 +74,7 @@ class Parser {
 
   std::string_view s_;
   size_t i_ = 0;
+  size_t depth_ = 0;  // regions open
 };
 
 }  // namespace lazax::stablehlo

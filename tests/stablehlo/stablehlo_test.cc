@@ -128,6 +128,40 @@ TEST(StableHlo, HostileInputGivesPositionedErrors) {
   EXPECT_NE(m.find("more elements than its type"), std::string::npos) << m;
 }
 
+// Regions (while, case, if): every truncation of the fixtures fails with a position; malformed
+// regions name what is wrong; deep nesting is bounded.
+TEST(StableHlo, HostileRegionsGivePositionedErrors) {
+  for (const char* name : {"while.mlir", "case.mlir"}) {
+    std::ifstream in(fixture(name));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string good = ss.str();
+    EXPECT_EQ(error_of(good), "no error") << name;
+    for (size_t n = 0; n < good.size(); n += 5) {
+      std::string m = error_of(good.substr(0, n));
+      EXPECT_EQ(m.rfind("[stablehlo] line ", 0), 0u) << name << " " << n << ": " << m;
+    }
+  }
+  const char* head = "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n";
+  std::string m = error_of(std::string(head) +
+                           "  %0 = stablehlo.while(%x = %a) : tensor<f32>\n"
+                           "  do {\n    stablehlo.return %x : tensor<f32>\n  }\n"
+                           "  return %0 : tensor<f32>\n}");
+  EXPECT_NE(m.find("line 3, column 3: expected 'cond {'"), std::string::npos) << m;
+  m = error_of(std::string(head) +
+               "  %0 = \"stablehlo.case\"(%a) ({\n    stablehlo.return %a : tensor<f32>\n"
+               "  }) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}");
+  EXPECT_NE(m.find("line 2, column 8: stablehlo.case: "), std::string::npos) << m;
+  m = error_of(std::string(head) +
+               "  %0 = \"stablehlo.case\"(%a) ({\n    stablehlo.return %zz : tensor<f32>\n"
+               "  }) : (tensor<f32>) -> tensor<f32>\n  return %0 : tensor<f32>\n}");
+  EXPECT_NE(m.find("line 3, column 22: use of undefined value %zz"), std::string::npos) << m;
+  std::string deep = std::string(head) + "  %0 = \"stablehlo.case\"(%a) ";
+  for (int k = 0; k < 100; ++k) deep += "({ %0 = \"stablehlo.case\"(%a) ";
+  m = error_of(deep);
+  EXPECT_NE(m.find("regions nested too deep"), std::string::npos) << m;
+}
+
 // A deterministic in-process mutation run over every fixture: each mutant parses or fails with
 // a positioned [stablehlo] error (a lazax shape rule's error is wrapped the same way).
 TEST(StableHlo, MutatedFixturesFailCleanly) {
@@ -137,7 +171,8 @@ TEST(StableHlo, MutatedFixturesFailCleanly) {
     return state >> 33;
   };
   const char* bytes = "%@:,()[]{}<>x0123456789-\"\n ";
-  for (const char* name : {"mlp.mlir", "attention.mlir", "rms_norm.mlir", "cross_entropy.mlir"}) {
+  for (const char* name : {"mlp.mlir", "attention.mlir", "rms_norm.mlir", "cross_entropy.mlir",
+                           "while.mlir", "case.mlir"}) {
     std::ifstream in(fixture(name));
     std::stringstream ss;
     ss << in.rdbuf();
@@ -201,6 +236,28 @@ TEST(StableHlo, PadDynamicSliceAndUpdate) {
                      "tensor<i8>\n  return %0 : tensor<i8>\n}")
                 .find("not an integer in the range of i8"),
             std::string::npos);
+}
+
+TEST(StableHlo, GenericReduceWithABody) {
+  // The generic form JAX prints for a reduce: max over axis 1 of [[1, 5, 2], [-3, -1, -7]] with
+  // the init -inf is [5, -1]; a body that is not one binary op on its arguments is refused.
+  const std::string head =
+      "func.func @main(%x: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+      "  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+      "  %0 = \"stablehlo.reduce\"(%x, %c) ({\n"
+      "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n";
+  const std::string tail =
+      "  }) {dimensions = array<i64: 1>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n}";
+  FunctionPtr f = stablehlo::import_stablehlo(
+      head + "    %m = stablehlo.maximum %a, %b : tensor<f32>\n    stablehlo.return %m : " +
+      "tensor<f32>\n" + tail);
+  std::vector<Tensor> out = call(f, {from_vector<float>({1, 5, 2, -3, -1, -7}, {2, 3})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{5, -1}));
+  std::string m = error_of(head + "    %m = stablehlo.maximum %a, %a : tensor<f32>\n" +
+                           "    stablehlo.return %m : tensor<f32>\n" + tail);
+  EXPECT_NE(m.find("line 3, column 36: a reduce body other than one binary op"), std::string::npos)
+      << m;
 }
 
 }  // namespace

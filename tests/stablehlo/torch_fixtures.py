@@ -1,6 +1,9 @@
 """Each hand-written StableHLO fixture (tests/stablehlo/fixtures/) run by stablehlo_driver on
-random inputs, against the same computation in PyTorch: the value and the gradient of every f32
-input within 1e-5."""
+random inputs, against the same computation in PyTorch: the value, the gradient of every f32
+input and the derivative along a tangent of ones (lazax's forward mode against torch's gradient
+summed) within 1e-5. The while loop has no reverse mode in lazax (as in JAX): its value and
+forward-mode derivative are checked. The case fixture runs for each index, a negative and a too
+large one included (StableHLO: both run the last branch)."""
 import os
 import subprocess
 import sys
@@ -33,6 +36,25 @@ def attention(q, k, v):
     return ((p @ v) * w).sum()
 
 
+def while_loop(x, w):
+    for i in range(3):
+        x = torch.tanh(x * w + i)
+    return x.sum()
+
+
+def case(index, x, w):
+    i = int(index)
+    branch = i if 0 <= i < 3 else 2
+    if branch == 0:
+        a = torch.sin(x).sum()
+    elif branch == 1:
+        a = (x * w[None, :]).sum()
+    else:
+        a = (torch.tanh(w) ** 2).sum()
+    b = torch.exp(w).sum() if i == 1 else (w * w).sum()
+    return a + b
+
+
 rng = np.random.default_rng(29)
 f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
 cases = {
@@ -40,7 +62,11 @@ cases = {
     "rms_norm": (rms_norm, [f32(3, 8), f32(8)]),
     "cross_entropy": (cross_entropy, [f32(4, 6), np.array([0, 5, 2, 3], np.int32)]),
     "attention": (attention, [f32(4, 8), f32(4, 8), f32(4, 8)]),
+    "while": (while_loop, [f32(4), f32(4)]),
 }
+for i in (-1, 0, 1, 2, 7):
+    cases[f"case@{i}"] = (case, [np.array(i, np.int32), f32(3, 4), f32(4)])
+forward_only = {"while"}
 failures = 0
 for name, (fn, inputs) in cases.items():
     d = os.path.join(scratch, name)
@@ -49,17 +75,22 @@ for name, (fn, inputs) in cases.items():
     for i, a in enumerate(inputs):
         paths.append(os.path.join(d, f"in{i}.npy"))
         np.save(paths[-1], a)
-    subprocess.run([driver, os.path.join(here, "fixtures", name + ".mlir"), d] + paths, check=True)
+    fixture = os.path.join(here, "fixtures", name.split("@")[0] + ".mlir")
+    flags = ["--forward-only"] if name in forward_only else []
+    subprocess.run([driver, fixture, d] + flags + paths, check=True)
     ts = [torch.tensor(a, requires_grad=a.dtype == np.float32) for a in inputs]
     ref = fn(*ts)
     ref.backward()
     got = np.load(os.path.join(d, "out0.npy"))
     err = float(abs(got - ref.detach().numpy()))
     worst = err
+    grads = [torch.zeros_like(t) if t.grad is None else t.grad for t in ts]  # None: unused
+    summed = sum(float(g.sum()) for g, t in zip(grads, ts) if t.requires_grad)
+    worst = max(worst, abs(float(np.load(os.path.join(d, "jvp.npy"))) - summed))
     for i, t in enumerate(ts):
-        if t.requires_grad:
+        if t.requires_grad and name not in forward_only:
             g = np.load(os.path.join(d, f"grad{i}.npy"))
-            worst = max(worst, float(np.max(np.abs(g - t.grad.numpy()))))
+            worst = max(worst, float(np.max(np.abs(g - grads[i].numpy()))))
     ok = worst <= 1e-5
     failures += not ok
     print(f"{name}: value {got} vs {ref.item()}, worst |diff| {worst:.2e} {'ok' if ok else 'FAIL'}")
