@@ -6,11 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # libomp-16-dev: clang-tidy parses omp.h from it (GCC's does not parse with clang).
+# mlir-16-tools: mlir-opt-16, which the StableHLO export test runs on the exported text.
 PACKAGES=(cmake ninja-build ccache g++ clang libclang-rt-14-dev pkg-config
   libxxhash-dev libdw-dev nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev libhwy-dev libmimalloc-dev python3-torch python3-numpy
   clang-tidy-16 clang-format-16 libomp-16-dev libcli11-dev fortunes fortunes-min
-  libopenblas0-pthread libopenmpi-dev openmpi-bin)
+  libopenblas0-pthread libopenmpi-dev openmpi-bin mlir-16-tools)
 
 install_missing() {
   local missing=()

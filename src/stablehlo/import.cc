@@ -119,7 +119,6 @@ const std::unordered_map<std::string, Lower>& table() {
         {"shift_left", OpCode::shift_left},
         {"shift_right_logical", OpCode::shift_right_logical},
         {"shift_right_arithmetic", OpCode::shift_right_arithmetic},
-        {"optimization_barrier", OpCode::optimization_barrier},
     };
     for (auto [n, op] : simple) m[std::string("stablehlo.") + n] = unary(op);
     m["stablehlo.constant"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>&) {
@@ -186,6 +185,13 @@ const std::unordered_map<std::string, Lower>& table() {
           c.b.add(OpCode::dynamic_slice, in, DynamicSliceAttrs{ints(d.ints)})};
     };
     m["stablehlo.dynamic_update_slice"] = unary(OpCode::dynamic_update_slice);
+    m["stablehlo.optimization_barrier"] = [](Ctx& c, const OpSyntax&, std::vector<ValueRef>& in) {
+      return c.b.add_multi(OpCode::optimization_barrier, in);
+    };
+    m["stablehlo.reverse"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      const AttrValue& d = o.attrs.count("dims") ? attr(o, "dims") : attr(o, "dimensions");
+      return std::vector<ValueRef>{c.b.add(OpCode::rev, in, RevAttrs{ints(d.ints)})};
+    };
     m["stablehlo.reduce"] = reduce;
     m["stablehlo.dot_general"] = dot_general;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
@@ -355,7 +361,8 @@ struct Importer {
       std::vector<ValueRef> out;
       try {
         if (o.name == "func.call") {
-          out = c.b.add_multi(OpCode::call, in, CallAttrs{get(o.callee, o.pos)});
+          const std::string& callee = o.callee.empty() ? attr(o, "callee").word : o.callee;
+          out = c.b.add_multi(OpCode::call, in, CallAttrs{get(callee, o.pos)});
         } else if (!o.regions.empty()) {
           out = control(c, o, in, env);
         } else if (o.name == "stablehlo.custom_call") {
