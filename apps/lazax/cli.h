@@ -36,6 +36,7 @@ struct RunRequest {
   // With tangents (one .npy per parameter, of its type): also write DIR/tangent<i>.npy
   // (program_jvp).
   std::vector<std::string> tangent_paths;
+  bool stablehlo = false;  // the program is StableHLO text (`--stablehlo FILE.mlir`)
 };
 
 // Parses the program, reads and checks the inputs against @main's parameters, runs the backend
@@ -69,6 +70,7 @@ void add_demo_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
+void add_export_command(CLI::App& app);
 // `lazax bench train` (bench_train.cc), under `bench`.
 void add_bench_train(CLI::App& bench);
 // The decoder training part of `lazax demo --example`: a small nn::Llama (decoder_demo.cc).

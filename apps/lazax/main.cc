@@ -74,6 +74,7 @@ int run_main(int argc, char** argv) {
   lazax::cli::add_train_command(app);
   lazax::cli::add_sample_command(app);
   lazax::cli::add_bench_command(app);
+  lazax::cli::add_export_command(app);
   if (argc < 2) {
     std::fprintf(stderr, "%s\n\n%s", kUsage, app.help().c_str());
     return 2;

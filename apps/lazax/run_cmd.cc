@@ -14,6 +14,7 @@
 #include "lazax/io/file.h"
 #include "lazax/io/npy.h"
 #include "lazax/ir/printer.h"
+#include "lazax/stablehlo/stablehlo.h"
 
 namespace lazax::cli {
 
@@ -149,7 +150,12 @@ std::vector<Literal> run_program(const RunRequest& req) {
   FunctionPtr f;
   std::vector<std::string> names;
   try {
-    f = parse_program(text, &names);
+    if (req.stablehlo) {
+      f = stablehlo::import_stablehlo(text);
+      for (int i = 0; i < f->num_params(); ++i) names.push_back("%arg" + std::to_string(i));
+    } else {
+      f = parse_program(text, &names);
+    }
   } catch (const Error& e) {
     throw Error("[run] " + req.program_path + ": " + e.what());
   }
@@ -192,8 +198,9 @@ std::vector<Literal> run_program(const RunRequest& req) {
 
 void add_run_command(CLI::App& app) {
   auto req = std::make_shared<RunRequest>();
-  CLI::App* sub =
-      app.add_subcommand("run", "Run a program (.lzir) on .npy inputs, writing .npy outputs");
+  CLI::App* sub = app.add_subcommand(
+      "run",
+      "Run a program (.lzir, or StableHLO with --stablehlo) on .npy inputs, writing .npy outputs");
   sub->footer(
       "Runs @main of PROGRAM (the text form of docs/IR.md) on the .npy inputs, one per\n"
       "parameter in order, and writes its results to DIR/out0.npy, DIR/out1.npy, ...\n"
@@ -201,7 +208,13 @@ void add_run_command(CLI::App& app) {
       "computed, each atomically; the run then removes the outN.npy, gradN.npy and\n"
       "tangentN.npy files in DIR that it did not write (of an earlier run), so every such\n"
       "file there is of this run. A run that fails before writing leaves DIR as it was.");
-  sub->add_option("PROGRAM", req->program_path, "the program (.lzir)")->required();
+  CLI::Option* program = sub->add_option("PROGRAM", req->program_path, "the program (.lzir)");
+  auto mlir = std::make_shared<std::string>();
+  CLI::Option* shlo = sub->add_option(
+      "--stablehlo", *mlir,
+      "FILE.mlir: run this StableHLO program (the text JAX prints, docs/STABLEHLO.md)\n"
+      "instead of a .lzir PROGRAM; its @main takes the inputs");
+  program->excludes(shlo);
   auto inputs = std::make_shared<std::string>();
   auto tangents = std::make_shared<std::string>();
   sub->add_option("--inputs", *inputs, "A.npy,B.npy,...: one .npy file per parameter");
@@ -220,7 +233,13 @@ void add_run_command(CLI::App& app) {
       "T0.npy,T1.npy,...: also write DIR/tangent0.npy, ...: the forward-mode derivative\n"
       "of each result along these tangents (one per parameter, of its type; those of\n"
       "integer parameters are ignored), by lazax's JVP rules");
-  sub->callback([req, inputs, tangents, jvp] {
+  sub->callback([req, inputs, tangents, jvp, program, shlo, mlir] {
+    if (program->count() == 0 && shlo->count() == 0)
+      throw UsageError("run needs a PROGRAM (.lzir) or --stablehlo FILE.mlir");
+    if (shlo->count() > 0) {
+      req->program_path = *mlir;
+      req->stablehlo = true;
+    }
     req->input_paths = split_commas(*inputs, "--inputs");
     req->tangent_paths = split_commas(*tangents, "--jvp");
     if (jvp->count() > 0 && req->tangent_paths.empty())
