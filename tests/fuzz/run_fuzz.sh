@@ -3,7 +3,9 @@
 # runs them for SECONDS seconds in all (default 60), split evenly between the targets:
 #   parse_fuzz        the IR parser, seeded from tests/ir/corpus and tests/fuzz/seeds (small valid
 #                     programs, mostly of ops with attributes);
-#   safetensors_fuzz  the safetensors reader, seeded from tests/fuzz/safetensors_seeds.
+#   safetensors_fuzz  the safetensors reader, seeded from tests/fuzz/safetensors_seeds;
+#   stablehlo_fuzz    the StableHLO parser, importer and exporter, seeded from the fixtures in
+#                     tests/stablehlo/fixtures.
 #   tests/fuzz/run_fuzz.sh [SECONDS] [TARGET...]
 # Inputs that grow coverage are kept in $BUILD/fuzz_corpus/TARGET; a crasher is written to
 # $BUILD/crashes/ and the script exits non-zero. Reproduce with: $BUILD/tests/fuzz/TARGET FILE
@@ -13,7 +15,7 @@ set -euo pipefail
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse_fuzz safetensors_fuzz)
+[ ${#targets[@]} -eq 0 ] && targets=(parse_fuzz safetensors_fuzz stablehlo_fuzz)
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${LAZAX_FUZZ_BUILD:-$root/build-fuzz}"
 
@@ -32,7 +34,10 @@ for target in "${targets[@]}"; do
     safetensors_fuzz)
       dict="$root/tests/fuzz/safetensors.dict"
       seeds=("$root/tests/fuzz/safetensors_seeds") ;;
-    *) echo "run_fuzz.sh: unknown target '$target' (parse_fuzz, safetensors_fuzz)" >&2; exit 64 ;;
+    stablehlo_fuzz)
+      dict="$root/tests/fuzz/stablehlo.dict"
+      seeds=("$root/tests/stablehlo/fixtures") ;;
+    *) echo "run_fuzz.sh: unknown target '$target' (parse_fuzz, safetensors_fuzz, stablehlo_fuzz)" >&2; exit 64 ;;
   esac
   echo "[run_fuzz.sh] $target for $each s"
   mkdir -p "$build/fuzz_corpus/$target"
