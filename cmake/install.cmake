@@ -5,7 +5,9 @@
 # separate project built against the installed package (./lazax.sh test builds and runs it).
 include(CMakePackageConfigHelpers)
 
-set(LAZAX_LAYERS core dist ir interp io passes trace backend runtime api autodiff nn optim)
+# stablehlo: the StableHLO parser, importer and exporter; stablehlo_fn: load_stablehlo (autodiff).
+set(LAZAX_LAYERS core dist ir interp io passes trace backend runtime api autodiff nn optim stablehlo
+    stablehlo_fn)
 set(lazax_libraries)
 foreach(layer ${LAZAX_LAYERS})
   list(APPEND lazax_libraries lazax_${layer})
@@ -38,7 +40,8 @@ if(LAZAX_MIMALLOC)
   string(APPEND LAZAX_PC_CFLAGS " -DLAZAX_HAVE_MIMALLOC=1")
 endif()
 set(LAZAX_PC_LIBS "")
-set(LAZAX_PC_ORDER nn optim autodiff api runtime trace backend passes interp dist io ir core)  # users first
+set(LAZAX_PC_ORDER nn optim stablehlo_fn autodiff api runtime trace backend passes interp stablehlo
+    dist io ir core)  # users first
 foreach(layer ${LAZAX_LAYERS})
   if(NOT layer IN_LIST LAZAX_PC_ORDER)
     message(FATAL_ERROR "cmake/install.cmake: layer '${layer}' is installed but missing from "

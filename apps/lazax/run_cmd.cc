@@ -235,7 +235,7 @@ void add_run_command(CLI::App& app) {
       "integer parameters are ignored), by lazax's JVP rules");
   sub->callback([req, inputs, tangents, jvp, program, shlo, mlir] {
     if (program->count() == 0 && shlo->count() == 0)
-      throw UsageError("run needs a PROGRAM (.lzir) or --stablehlo FILE.mlir");
+      throw UsageError("PROGRAM is required (a .lzir), or --stablehlo FILE.mlir");
     if (shlo->count() > 0) {
       req->program_path = *mlir;
       req->stablehlo = true;

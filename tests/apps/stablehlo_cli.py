@@ -117,7 +117,7 @@ if checked < 10:
     failures.append(f"only {checked} seeds round-tripped")
 
 # 3. Usage errors.
-for args, want in ((["run", "--out", scratch], "needs a PROGRAM"),
+for args, want in ((["run", "--out", scratch], "PROGRAM is required"),
                    (["run", "x.lzir", "--stablehlo", "y.mlir", "--out", scratch], "excludes")):
     p = run(args, ok=False)
     if p.returncode == 0 or want not in p.stderr:
