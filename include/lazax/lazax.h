@@ -18,6 +18,7 @@
 #include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/transforms.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/autodiff/vmap.h"
 #include "lazax/dist/dist.h"
 #include "lazax/nn/data_parallel.h"
 #include "lazax/nn/layers.h"
