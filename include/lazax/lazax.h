@@ -14,6 +14,7 @@
 #include "lazax/api/tensor.h"
 #include "lazax/autodiff/check_grads.h"
 #include "lazax/autodiff/control_flow.h"
+#include "lazax/autodiff/jacobian.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/transforms.h"

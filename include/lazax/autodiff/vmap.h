@@ -70,7 +70,7 @@ inline void expand_axes(const AxisSpec& a, size_t n, const std::string& what,
 template <class F>
 auto vmap(F f, VmapOptions opts = {}, Loc loc = Loc::current()) {
   std::string where = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
-  return [f = std::move(f), opts = std::move(opts), where](const auto&... args) {
+  return [f = std::move(f), opts = std::move(opts), where](const auto&... args) mutable {
     using ArgsT = std::tuple<std::decay_t<decltype(args)>...>;
     using Out = std::decay_t<decltype(f(args...))>;
     if (!opts.in_axes.empty() && opts.in_axes.size() != sizeof...(args))
