@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "lazax/ir/printer.h"
 #include "vmap_test_util.h"
 
 namespace lazax::vmap_test {
@@ -70,6 +71,30 @@ TEST(VmapCompose, JitOfVmapAndVmapOfVmap) {
   ASSERT_EQ(got.sizes(), (std::vector<int64_t>{3, 4}));
   for (int64_t i = 0; i < 3; ++i)
     for (int64_t j = 0; j < 4; ++j) expect_near(got[i][j], matmul(v[i][j], w).exp().sum());
+}
+
+TEST(VmapCompose, VmapOfAssumePureIsOneCallWithABatchedBody) {
+  manual_seed(4);
+  auto block = assume_pure([](const Tensor& a, const Tensor& m) { return matmul(a, m).tanh(); });
+  Tensor w = randn({4, 3}), xs = randn({5, 4});
+  auto vf = [&](const Tensor& ws) {
+    return vmap([&](const Tensor& x) { return block(x, ws); })(xs);
+  };
+  FunctionPtr prog = trace(vf, w);
+  int calls = 0;
+  for (const Node& n : prog->nodes()) {
+    if (n.op != OpCode::call) continue;
+    ++calls;
+    EXPECT_EQ(n.attr<CallAttrs>().callee->param_type(0).str(), "f32[5,4]");
+  }
+  EXPECT_EQ(calls, 1) << print_program(*prog);
+  for (int64_t i = 0; i < 5; ++i) expect_near(vf(w)[i], block(xs[i], w));
+  // Differentiated through the batched call: the sum of the per-example gradients.
+  Tensor g = grad([&](const Tensor& ws) { return vf(ws).sum(); })(w);
+  Tensor want = zeros({4, 3});
+  for (int64_t i = 0; i < 5; ++i)
+    want = want + grad([&](const Tensor& ws) { return block(xs[i], ws).sum(); })(w);
+  expect_near(g, want, 1e-5f);
 }
 
 TEST(VmapCompose, OutAxesAndAxisSize) {

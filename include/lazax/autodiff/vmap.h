@@ -34,9 +34,9 @@ struct AxisSpec {
 };
 
 struct VmapOptions {
-  std::vector<AxisSpec> in_axes;  // one per argument; empty: 0 for every argument
+  std::vector<AxisSpec> in_axes = {};  // one per argument; empty: 0 for every argument
   AxisSpec out_axes = 0;
-  std::optional<int64_t> axis_size;  // needed when no argument is batched
+  std::optional<int64_t> axis_size = std::nullopt;  // needed when no argument is batched
 };
 
 namespace detail {

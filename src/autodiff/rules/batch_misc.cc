@@ -3,6 +3,7 @@
 #include <string>
 
 #include "lazax/autodiff/batching.h"
+#include "lazax/autodiff/pure.h"
 #include "lazax/core/error.h"
 
 namespace lazax::autodiff {
@@ -67,10 +68,28 @@ std::vector<Batched> batch_random_bits(const BatchContext& c) { return batch_by_
 std::vector<Batched> batch_while_(const BatchContext& c) { return batch_by_loop(c); }
 std::vector<Batched> batch_scan(const BatchContext& c) { return batch_by_loop(c); }
 
-// call: the callee's body batched in place (inlined).
+// call: one call of the callee's batched program (traced here: batch_function on placeholders,
+// every result with the batch dimension), so an assume_pure function stays one call node with a
+// batched body, differentiated through call_pure like any other.
 std::vector<Batched> batch_call(const BatchContext& c) {
-  const Function& callee = *c.attr<CallAttrs>().callee;
-  return batch_function(callee, {c.inputs.begin(), c.inputs.end()}, c.size);
+  const FunctionPtr& callee = c.attr<CallAttrs>().callee;
+  std::vector<Tensor> args;
+  std::vector<bool> batched;
+  for (const Batched& b : c.inputs) {
+    args.push_back(b.t);
+    batched.push_back(b.batched);
+  }
+  PureOptions opts;
+  opts.name = "vmap_" + callee->name();
+  auto e = detail::trace_pure(opts, "vmap", args, [&](const std::vector<Tensor>& ph) {
+    std::vector<Batched> in;
+    for (size_t i = 0; i < ph.size(); ++i) in.push_back({ph[i], batched[i]});
+    std::vector<Tensor> out;
+    for (const Batched& r : batch_function(*callee, in, c.size))
+      out.push_back(materialize(r, c.size));
+    return out;
+  });
+  return as_batched(detail::call_pure(*e, args));
 }
 
 // cond: every branch batched, then the results picked per example by the index (a select for
