@@ -11,6 +11,7 @@
 #include "remat_bench.h"
 #include "scan_bench.h"
 #include "trace_bench.h"
+#include "vmap_bench.h"
 
 namespace lazax::cli {
 
@@ -163,6 +164,33 @@ void add_scan(CLI::App& bench) {
   });
 }
 
+void add_vmap(CLI::App& bench) {
+  auto options = std::make_shared<bench::VmapBenchOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = bench.add_subcommand(
+      "vmap", "Per-example gradients of an MLP: vmap(grad) against a loop of grads and PyTorch");
+  sub->footer(
+      "An MLP (in -> hidden, tanh -> out, squared error): the gradient of each example of a\n"
+      "batch, by vmap(grad(loss)), by a loop of one grad per example (lazax), and by PyTorch's\n"
+      "loop of per-example backward passes (null without torch). Figures are medians of\n"
+      "compiled calls, each synced.");
+  sub->add_flag("--json", *json, "print one JSON object instead of a table");
+  sub->add_option("--batch", options->batch, "examples (default 64)")
+      ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+  sub->add_option("--reps", options->reps, "repetitions; figures are medians (default 5)")
+      ->check(CLI::Range(1, 100));
+  sub->callback([options, json] {
+    nlohmann::json r = bench::run_vmap_bench(*options);
+    if (*json) {
+      std::printf("%s\n", r.dump().c_str());
+      return;
+    }
+    std::printf("vmap %.2f ms, loop %.2f ms (%.1fx), torch loop %s ms; max difference %.3g\n",
+                r["vmap_ms"].get<double>(), r["loop_ms"].get<double>(), r["speedup"].get<double>(),
+                r["torch_loop_ms"].dump().c_str(), r["max_diff"].get<double>());
+  });
+}
+
 }  // namespace
 
 void add_bench_command(CLI::App& app) {
@@ -174,6 +202,7 @@ void add_bench_command(CLI::App& app) {
   add_kernels(*bench);
   add_remat(*bench);
   add_scan(*bench);
+  add_vmap(*bench);
 }
 
 }  // namespace lazax::cli

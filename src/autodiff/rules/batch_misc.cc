@@ -1,0 +1,122 @@
+// Batching rules of the leaves, markers, collectives, control flow and indexing. Rows flagged
+// kBatchByLoop in the op table use the per-example fallback (docs/VMAP.md says why).
+#include <string>
+
+#include "lazax/autodiff/batching.h"
+#include "lazax/autodiff/pure.h"
+#include "lazax/core/error.h"
+
+namespace lazax::autodiff {
+
+namespace {
+// An op that maps each example's slice alone: the same op on the batch (its attributes kept).
+std::vector<Batched> same_op(const BatchContext& c) {
+  std::vector<Tensor> in;
+  for (const Batched& b : c.inputs) in.push_back(b.t);
+  return as_batched(record_op(c.op, in, c.attrs));
+}
+// Leaves have no operand, so vmap never batches them (batch_op replays them as they are).
+[[noreturn]] std::vector<Batched> no_operands(const BatchContext& c) {
+  throw ValueError("[vmap] " + std::string(op_name(c.op)) + " has no operand to batch");
+}
+}  // namespace
+
+std::vector<Batched> batch_parameter(const BatchContext& c) { no_operands(c); }
+std::vector<Batched> batch_constant(const BatchContext& c) { no_operands(c); }
+std::vector<Batched> batch_iota(const BatchContext& c) { no_operands(c); }
+std::vector<Batched> batch_axis_index(const BatchContext& c) { no_operands(c); }
+
+std::vector<Batched> batch_checkpoint_name(const BatchContext& c) { return same_op(c); }
+std::vector<Batched> batch_copy_to_memory_kind(const BatchContext& c) { return same_op(c); }
+std::vector<Batched> batch_optimization_barrier(const BatchContext& c) {
+  std::vector<Tensor> in;
+  for (const Batched& b : c.inputs) in.push_back(b.t);
+  std::vector<Tensor> out = record_op(c.op, in, c.attrs);
+  std::vector<Batched> res;
+  for (size_t i = 0; i < out.size(); ++i) res.push_back({out[i], c.inputs[i].batched});
+  return res;
+}
+
+// Collectives reduce or move data across ranks, not across examples: the batch dimension is one
+// more dimension, so only their axes shift.
+std::vector<Batched> batch_all_reduce(const BatchContext& c) { return same_op(c); }
+std::vector<Batched> batch_collective_broadcast(const BatchContext& c) { return same_op(c); }
+std::vector<Batched> batch_all_gather(const BatchContext& c) {
+  AllGatherAttrs a = c.attr<AllGatherAttrs>();
+  ++a.axis;
+  return as_batched(record_op(c.op, {&c.inputs[0].t}, a));
+}
+std::vector<Batched> batch_reduce_scatter(const BatchContext& c) {
+  ReduceScatterAttrs a = c.attr<ReduceScatterAttrs>();
+  ++a.axis;
+  return as_batched(record_op(c.op, {&c.inputs[0].t}, a));
+}
+std::vector<Batched> batch_all_to_all(const BatchContext& c) {
+  AllToAllAttrs a = c.attr<AllToAllAttrs>();
+  ++a.split_axis;
+  ++a.concat_axis;
+  return as_batched(record_op(c.op, {&c.inputs[0].t}, a));
+}
+
+// The fallbacks (kBatchByLoop): indexing with per-example starts or indices, and random bits
+// from per-example keys (independent streams); while and scan loops.
+std::vector<Batched> batch_dynamic_slice(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_dynamic_update_slice(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_gather(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_scatter_add(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_random_bits(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_while_(const BatchContext& c) { return batch_by_loop(c); }
+std::vector<Batched> batch_scan(const BatchContext& c) { return batch_by_loop(c); }
+
+// call: one call of the callee's batched program (traced here: batch_function on placeholders,
+// every result with the batch dimension), so an assume_pure function stays one call node with a
+// batched body, differentiated through call_pure like any other.
+std::vector<Batched> batch_call(const BatchContext& c) {
+  const FunctionPtr& callee = c.attr<CallAttrs>().callee;
+  std::vector<Tensor> args;
+  std::vector<bool> batched;
+  for (const Batched& b : c.inputs) {
+    args.push_back(b.t);
+    batched.push_back(b.batched);
+  }
+  PureOptions opts;
+  opts.name = "vmap_" + callee->name();
+  auto e = detail::trace_pure(opts, "vmap", args, [&](const std::vector<Tensor>& ph) {
+    std::vector<Batched> in;
+    for (size_t i = 0; i < ph.size(); ++i) in.push_back({ph[i], batched[i]});
+    std::vector<Tensor> out;
+    for (const Batched& r : batch_function(*callee, in, c.size))
+      out.push_back(materialize(r, c.size));
+    return out;
+  });
+  return as_batched(detail::call_pure(*e, args));
+}
+
+// cond: every branch batched, then the results picked per example by the index (a select for
+// a bool index, a chain of selects for an integer one, clamped into range as cond does).
+std::vector<Batched> batch_cond(const BatchContext& c) {
+  const auto& branches = c.attr<CondAttrs>().branches;
+  std::vector<Batched> ops(c.inputs.begin() + 1, c.inputs.end());
+  std::vector<std::vector<Batched>> res;
+  res.reserve(branches.size());
+  for (const FunctionPtr& b : branches) res.push_back(batch_function(*b, ops, c.size));
+  Batched index = c.inputs[0];
+  const auto last = static_cast<double>(branches.size() - 1);
+  std::vector<Batched> out = res[0];
+  for (size_t k = 1; k < branches.size(); ++k) {
+    Batched pred = index;
+    if (index.t.dtype() != DType::boolean) {
+      Batched kv{host_scalar(static_cast<double>(k), index.t.dtype()), false};
+      // Clamped into range: the last branch takes every index >= its own.
+      CompareDir dir = static_cast<double>(k) == last ? CompareDir::ge : CompareDir::eq;
+      pred =
+          batch_op(OpCode::compare, CompareAttrs{dir}, std::vector<Batched>{index, kv}, c.size)[0];
+    }
+    for (size_t j = 0; j < out.size(); ++j)
+      out[j] =
+          batch_op(OpCode::select, {}, std::vector<Batched>{pred, res[k][j], out[j]}, c.size)[0];
+  }
+  return out;
+}
+
+}  // namespace lazax::autodiff
