@@ -23,8 +23,17 @@ AttrValue Parser::dense_attr() {
   i_ = b;
   v.literal = dense(t, e);
   i_ = save;
-  for (int64_t k = 0; k < v.literal->numel() && k < 64; ++k)
-    v.ints.push_back(static_cast<int64_t>(v.literal->at(k)));
+  // The integer view that dimension-list attributes read. A constant whose leading elements are
+  // not all integers an int64 holds (-inf, nan, 0.5, 1e300) has none: the op that reads it then
+  // fails with its own message, instead of converting out of range (undefined behaviour).
+  for (int64_t k = 0; k < v.literal->numel() && k < 64; ++k) {
+    double x = v.literal->at(k);
+    if (!(std::trunc(x) == x && std::fabs(x) < 0x1p63)) {
+      v.ints.clear();
+      break;
+    }
+    v.ints.push_back(static_cast<int64_t>(x));
+  }
   return v;
 }
 
