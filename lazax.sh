@@ -92,7 +92,7 @@ case "${1:-}" in
     seed=${LAZAX_SHUFFLE_SEED:-$((RANDOM % 99999 + 1))}
     echo "[lazax.sh] each test binary twice, shuffled (seed $seed; LAZAX_SHUFFLE_SEED repeats it)"
     failed=()
-    for t in core ir interp io passes runtime trace autodiff api pure nn optim; do
+    for t in core ir interp io passes runtime trace autodiff api pure nn optim vmap stablehlo; do
       ./build/tests/test_$t --gtest_shuffle --gtest_random_seed="$seed" --gtest_repeat=2 \
         --gtest_brief=1 > build/shuffle-$t.log 2>&1 || { tail -40 build/shuffle-$t.log; failed+=("$t"); }
     done
