@@ -86,11 +86,11 @@ void bench_train(const BenchTrainOptions& o) {
             Literal::from_vector<int64_t>(ids, Shape{total, c.batch, c.seq + 1}));
 
   using bench::shell_quote;
-  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  const std::string tool = sibling_tool("lazax");
   const std::string init = shell_quote((dir / "init.safetensors").string());
   const std::string batches = shell_quote((dir / "batches.npy").string());
   auto n = [](int64_t v) { return std::to_string(v); };
-  std::string cmd = shell_quote(self) + " train --dim " + n(c.dim) + " --layers " + n(c.n_layers) +
+  std::string cmd = shell_quote(tool) + " train --dim " + n(c.dim) + " --layers " + n(c.n_layers) +
                     " --heads " + n(c.n_heads) + " --hidden " + n(c.hidden) + " --init " + init +
                     " --batches " + batches + " --steps " + n(total) +
                     " --schedule constant --clip 0 --lr 1e-3 --mode " + o.train.mode +

@@ -63,6 +63,18 @@ std::string backend_list();
 // The `--backend` validator: "unknown backend 'x'; available backends: ...".
 CLI::Validator backend_validator();
 
+// This executable's commands and arguments. Two executables share main.cc: `lazax` (its
+// commands in tool_commands.cc) and `lazax-bench` (bench_tool.cc), the benchmarks, which `lazax
+// bench ...` runs, so that `lazax run` and `lazax train` do not carry the benchmarks' code.
+void add_commands(CLI::App& app);
+// The arguments main parses ("lazax", then the command's). `lazax bench ...` replaces the process
+// with `lazax-bench ...` here and does not return (or throws IOError if it cannot);
+// `lazax-bench NAME ...` parses as `lazax bench NAME ...`.
+std::vector<std::string> command_args(int argc, char** argv);
+// The path of the executable `name` ("lazax", "lazax-bench") beside this one: both are built
+// into one directory and installed into one.
+std::string sibling_tool(const std::string& name);
+
 // The subcommands: each registers itself, its flags and validators on `app` (CLI11); its
 // callback does the work and throws lazax::Error or UsageError on failure.
 void add_run_command(CLI::App& app);

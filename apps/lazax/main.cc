@@ -1,11 +1,12 @@
-// The lazax command-line tool: CLI11 parses the command line and runs the chosen subcommand's
-// callback. Every lazax::Error ends the process with its message on stderr and exit code 1; a
-// malformed command line (an unknown flag, a missing or invalid value) prints what is wrong and
-// the subcommand's help on stderr and exits with code 2.
+// The lazax command-line tools (`lazax` and `lazax-bench`, cli.h): CLI11 parses the command line
+// and runs the chosen subcommand's callback. Every lazax::Error ends the process with its message
+// on stderr and exit code 1; a malformed command line (an unknown flag, a missing or invalid value)
+// prints what is wrong and the subcommand's help on stderr and exits with code 2.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "cli.h"
 #include "lazax/core/error.h"
@@ -69,12 +70,17 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(1);
   // A flag given twice takes its last value (before the subcommands copy the defaults).
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  lazax::cli::add_run_command(app);
-  lazax::cli::add_demo_command(app);
-  lazax::cli::add_train_command(app);
-  lazax::cli::add_sample_command(app);
-  lazax::cli::add_bench_command(app);
-  lazax::cli::add_export_command(app);
+  lazax::cli::add_commands(app);
+  std::vector<std::string> args;
+  try {
+    args = lazax::cli::command_args(argc, argv);
+  } catch (const lazax::Error& e) {
+    return fail(e.what());
+  }
+  std::vector<char*> arg_ptrs;
+  for (std::string& a : args) arg_ptrs.push_back(a.data());
+  argc = static_cast<int>(arg_ptrs.size());
+  argv = arg_ptrs.data();
   if (argc < 2) {
     std::fprintf(stderr, "%s\n\n%s", kUsage, app.help().c_str());
     return 2;
