@@ -11,6 +11,7 @@ void add_commands(CLI::App& app) { add_bench_command(app); }
 
 std::vector<std::string> command_args(int argc, char** argv) {
   std::vector<std::string> args{"lazax", "bench"};
+  args.reserve(static_cast<size_t>(argc) + 1);
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   return args;
 }

@@ -78,6 +78,7 @@ int run_main(int argc, char** argv) {
     return fail(e.what());
   }
   std::vector<char*> arg_ptrs;
+  arg_ptrs.reserve(args.size());
   for (std::string& a : args) arg_ptrs.push_back(a.data());
   argc = static_cast<int>(arg_ptrs.size());
   argv = arg_ptrs.data();

@@ -25,7 +25,9 @@ std::vector<std::string> command_args(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   if (argc < 2 || args[1] != "bench") return args;
   const std::string bench = sibling_tool("lazax-bench");
-  std::vector<char*> exec_args{const_cast<char*>(bench.c_str())};
+  std::vector<char*> exec_args;
+  exec_args.reserve(static_cast<size_t>(argc));
+  exec_args.push_back(const_cast<char*>(bench.c_str()));
   for (int i = 2; i < argc; ++i) exec_args.push_back(argv[i]);
   exec_args.push_back(nullptr);
   ::execv(bench.c_str(), exec_args.data());
