@@ -115,12 +115,43 @@ void indexing_cases(std::vector<OpCase>& cs) {
   cs.push_back({{"dynamic_update_slice"},
                 prim(O::dynamic_update_slice),
                 {fixed(f32({4, 3})), f32({2, 2}), start, start}});
+  // Only the operand batched, only the starts, a start out of range (clamped), a bool operand.
+  cs.push_back({{"dynamic_slice"},
+                prim(O::dynamic_slice, DynamicSliceAttrs{{2, 1}}),
+                {f32({4, 3}), fixed(start), fixed(start)}});
+  cs.push_back({{"dynamic_slice"},
+                prim(O::dynamic_slice, DynamicSliceAttrs{{3, 2}}),
+                {fixed(f32({4, 3})), of(DType::i64, {}, -2, 5), of(DType::i32, {}, 0, 3)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {f32({4, 3}), f32({2, 2}), fixed(start), fixed(start)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {f32({4, 3}), fixed(f32({3, 1})), of(DType::i64, {}, -2, 5), fixed(start)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {of(DType::boolean, {4}, 0, 1), of(DType::boolean, {2}, 0, 1), start}});
+  Input rows = of(DType::i64, {2, 3}, 0, 3);
+  auto gather_fn = [](const Tensors& xs) { return Tensors{gather(xs[0], 0, xs[1])}; };
+  cs.push_back({{"gather"}, gather_fn, {f32({4, 3}), rows}});
+  cs.push_back({{"gather"}, gather_fn, {fixed(f32({4, 3})), rows}});
+  cs.push_back({{"gather"}, gather_fn, {f32({4, 3}), fixed(rows)}});
+  // lax-style: index vectors of two coordinates picking [1, 2] windows, one dim collapsed.
   cs.push_back({{"gather"},
-                [](const Tensors& xs) { return Tensors{gather(xs[0], 0, xs[1])}; },
-                {f32({4, 3}), of(DType::i64, {2, 3}, 0, 3)}});
+                prim(O::gather, GatherAttrs{{1}, {0}, {0, 1}, {1, 2}, GatherMode::clip}),
+                {f32({4, 3}), of(DType::i32, {5, 2}, -1, 4)}});
+  cs.push_back({{"gather"},
+                prim(O::gather, GatherAttrs{{1}, {0}, {0, 1}, {1, 2}, GatherMode::fill}),
+                {fixed(f32({4, 3})), of(DType::i32, {5, 2}, -1, 4)}});
+  auto scatter_fn = [](const Tensors& xs) { return Tensors{scatter_add(xs[0], 0, xs[1], xs[2])}; };
+  Input upd = f32({2, 3});
+  cs.push_back({{"scatter_add"}, scatter_fn, {fixed(f32({4, 3})), rows, upd}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {f32({4, 3}), fixed(rows), fixed(upd)}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {fixed(f32({4, 3})), fixed(rows), upd}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {f32({4, 3}), rows, fixed(upd)}});
   cs.push_back({{"scatter_add"},
-                [](const Tensors& xs) { return Tensors{scatter_add(xs[0], 0, xs[1], xs[2])}; },
-                {fixed(f32({4, 3})), of(DType::i64, {2, 3}, 0, 3), f32({2, 3})}});
+                prim(O::scatter_add, ScatterAttrs{{1}, {0}, {0, 1}, GatherMode::fill}),
+                {f32({4, 3}), of(DType::i32, {5, 2}, -1, 4), f32({5, 2})}});
   // A batched key: independent streams (the unbatched key is in vmap_compose_test.cc).
   cs.push_back({{"random_bits"},
                 prim(O::random_bits, RandomBitsAttrs{Shape{5}, DType::i32}),

@@ -60,10 +60,6 @@ std::vector<Batched> batch_all_to_all(const BatchContext& c) {
 
 // The fallbacks (kBatchByLoop): indexing with per-example starts or indices, and random bits
 // from per-example keys (independent streams); while and scan loops.
-std::vector<Batched> batch_dynamic_slice(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_dynamic_update_slice(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_gather(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_scatter_add(const BatchContext& c) { return batch_by_loop(c); }
 std::vector<Batched> batch_random_bits(const BatchContext& c) { return batch_by_loop(c); }
 std::vector<Batched> batch_while_(const BatchContext& c) { return batch_by_loop(c); }
 std::vector<Batched> batch_scan(const BatchContext& c) { return batch_by_loop(c); }
