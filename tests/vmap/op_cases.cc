@@ -226,6 +226,66 @@ void control_cases(std::vector<OpCase>& cs) {
                       [](const Tensors& c) { return Tensors{c[0] * 2.0}; }, Tensors{xs[0]});
                 },
                 {f32({2}, 0.5, 2)}});
+  // An unbatched predicate (a counter) with a batched carry; a captured batched factor.
+  cs.push_back({{"while"},
+                [](const Tensors& xs) {
+                  Tensor k = xs[1];
+                  return while_loop(
+                      [](const Tensors& c) { return Tensors{lt(c[0], scalar_tensor(3.0))}; },
+                      [k](const Tensors& c) {
+                        return Tensors{c[0] + 1.0, c[1] * k + 1.0};
+                      },
+                      Tensors{xs[0], xs[2]});
+                },
+                {fixed(f32({}, 0, 1)), f32({2}), f32({2})}});
+  // A batched predicate with an unbatched carry that changes and one that passes through.
+  cs.push_back({{"while"},
+                [](const Tensors& xs) {
+                  Tensor w = xs[2];
+                  return while_loop(
+                      [](const Tensors& c) { return Tensors{lt(c[0].sum(), scalar_tensor(6.0))}; },
+                      [w](const Tensors& c) {
+                        return Tensors{c[0] + w, c[1] + 1.0, c[2]};
+                      },
+                      Tensors{xs[0], xs[1], xs[3]});
+                },
+                {f32({2}, -2, 1), fixed(f32({})), fixed(f32({2}, 0.5, 1)), fixed(f32({3}))}});
+  // Unbatched xs with a batched carry, reversed; batched xs with an unbatched carry.
+  cs.push_back({{"scan"},
+                [](const Tensors& xs) {
+                  auto [c, ys] = scan(
+                      [](const Tensors& c, const Tensors& x) {
+                        Tensor n = c[0] * 0.5 + x[0];
+                        return std::pair{Tensors{n}, Tensors{n.sum(), x[0] * 2.0}};
+                      },
+                      Tensors{xs[0]}, Tensors{xs[1]}, true);
+                  return Tensors{c[0], ys[0], ys[1]};
+                },
+                {f32({2}), fixed(f32({4, 2}))}});
+  cs.push_back({{"scan"},
+                [](const Tensors& xs) {
+                  auto [c, ys] = scan(
+                      [](const Tensors& c, const Tensors& x) {
+                        return std::pair{Tensors{c[0] + 1.0}, Tensors{x[0] * c[0]}};
+                      },
+                      Tensors{xs[0]}, Tensors{xs[1]});
+                  return Tensors{c[0], ys[0]};
+                },
+                {fixed(f32({})), f32({3, 2})}});
+  // cond on an unbatched predicate with batched operands: one branch runs.
+  cs.push_back({{"cond"},
+                [](const Tensors& xs) {
+                  return cond(
+                      gt(xs[1], scalar_tensor(0.0)),
+                      [](const Tensors& o) {
+                        return Tensors{o[0] * 2.0, o[1]};
+                      },
+                      [](const Tensors& o) {
+                        return Tensors{o[0].exp(), o[1] + o[0].sum()};
+                      },
+                      Tensors{xs[0], xs[1]});
+                },
+                {f32({3}), fixed(f32({}))}});
   cs.push_back({{"scan"},
                 [](const Tensors& xs) {
                   auto [c, ys] = scan(
