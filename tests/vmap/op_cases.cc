@@ -76,6 +76,8 @@ void layout_cases(std::vector<OpCase>& cs) {
   cs.push_back(
       {{"pad"}, prim(O::pad, PadAttrs{{1, -1}, {0, 2}, {1, 0}}), {f32({2, 3}), fixed(f32({}))}});
   cs.push_back({{"pad"}, prim(O::pad, PadAttrs{{1}, {1}, {0}}), {f32({2}), f32({})}});
+  cs.push_back(
+      {{"pad"}, prim(O::pad, PadAttrs{{1, -1}, {0, 2}, {1, 0}}), {fixed(f32({2, 3})), f32({})}});
   cs.push_back({{"rev"}, prim(O::rev, RevAttrs{{0, 2}}), {f32({2, 3, 2})}});
 }
 
@@ -156,6 +158,12 @@ void indexing_cases(std::vector<OpCase>& cs) {
   cs.push_back({{"random_bits"},
                 prim(O::random_bits, RandomBitsAttrs{Shape{5}, DType::i32}),
                 {of(DType::i64, {2}, 0, 1000)}});
+  // Every dtype, a stream of several blocks, keys with high bits set (negative ones included).
+  for (DType t : {DType::u32, DType::i32, DType::u8, DType::i8, DType::i64}) {
+    cs.push_back({{"random_bits"},
+                  prim(O::random_bits, RandomBitsAttrs{Shape{3, 3}, t}),
+                  {of(DType::i64, {2}, -1e18, 1e18)}});
+  }
 }
 
 void misc_cases(std::vector<OpCase>& cs) {

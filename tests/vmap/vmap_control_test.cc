@@ -83,6 +83,23 @@ TEST(VmapControl, GatherAndDynamicSliceAreOneGather) {
   EXPECT_EQ(count(*p, OpCode::gather), 1) << print_program(*p);
 }
 
+TEST(VmapControl, RandomBitsOfBatchedKeysAreEachKeysStreamExactly) {
+  // (i64 bits compared as integers: the op cases compare through f64.)
+  std::vector<double> k{12345, 7, -99, 1 << 30, 4e15, 3};
+  Tensor keys = from_vector(k, {3, 2}).to(DType::i64);
+  auto draw = [](const Tensor& key) {
+    return record_op(OpCode::random_bits, {key}, RandomBitsAttrs{Shape{7}, DType::i64}).vec();
+  };
+  Tensors got = vmap(draw)(keys);
+  FunctionPtr p = trace([&](const Tensor& ks) { return vmap(draw)(ks)[0]; }, keys);
+  EXPECT_EQ(count(*p, OpCode::random_bits), 0) << print_program(*p);
+  for (int64_t i = 0; i < 3; ++i) {
+    Tensors want = draw(keys[i]);
+    EXPECT_EQ(got[0][i].to_vector<int64_t>(), want[0].to_vector<int64_t>()) << i;
+    EXPECT_EQ(got[1][i].to_vector<int64_t>(), want[1].to_vector<int64_t>()) << i;
+  }
+}
+
 TEST(VmapControl, GradientsThroughBatchedScanAndGatherEqualTheLoop) {
   manual_seed(11);
   Tensor w = randn({3});

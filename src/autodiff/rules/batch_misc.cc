@@ -58,9 +58,6 @@ std::vector<Batched> batch_all_to_all(const BatchContext& c) {
   return as_batched(record_op(c.op, {&c.inputs[0].t}, a));
 }
 
-// The fallback (kBatchByLoop): random bits from per-example keys (independent streams).
-std::vector<Batched> batch_random_bits(const BatchContext& c) { return batch_by_loop(c); }
-
 // call: one call of the callee's batched program (traced here: batch_function on placeholders,
 // every result with the batch dimension), so an assume_pure function stays one call node with a
 // batched body, differentiated through call_pure like any other.
