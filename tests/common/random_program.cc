@@ -601,4 +601,28 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
   return args;
 }
 
+VmapArguments random_vmap_arguments(const Function& f, uint64_t seed, int64_t size) {
+  std::mt19937_64 rng(seed ^ 0x7a4dull);
+  VmapArguments v;
+  bool any = false;
+  for (int i = 0; i < f.num_params(); ++i) {
+    const auto rank = static_cast<int64_t>(f.param_type(i).shape.rank());
+    // A third of the parameters unbatched; the last one batched if none is yet.
+    const bool last = i + 1 == f.num_params();
+    if (rng() % 3 == 0 && !(last && !any)) {
+      v.in_axes.emplace_back(std::nullopt);
+      continue;
+    }
+    any = true;
+    auto axis = static_cast<int64_t>(rng() % static_cast<uint64_t>(rank + 1));
+    v.in_axes.emplace_back(rng() % 2 ? axis : axis - rank - 1);
+  }
+  for (int64_t b = 0; b < size; ++b) {
+    v.examples.push_back(random_arguments(f, seed * 1000 + static_cast<uint64_t>(b)));
+    for (size_t i = 0; i < v.in_axes.size(); ++i)
+      if (!v.in_axes[i]) v.examples.back()[i] = v.examples[0][i].clone();
+  }
+  return v;
+}
+
 }  // namespace lazax::testing

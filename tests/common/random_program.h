@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,17 @@ FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options = 
 // Arguments for f's parameters: f32 in [-2, 2], i32 and i64 in [-5, 5], bools either way;
 // zeros for the other dtypes.
 std::vector<Literal> random_arguments(const Function& f, uint64_t seed);
+
+// The vmap mode: for each parameter of f, the axis at which a batch of `size` examples sits
+// (negative ones counting from the end) or nullopt (the same for every example; at least one
+// parameter is batched), and each example's arguments (random_arguments of its own seed, the
+// unbatched parameters equal across examples). vmap of f on the stacked arguments must equal f
+// on each example, stacked (tests/vmap/vmap_random_programs_test.cc).
+struct VmapArguments {
+  std::vector<std::optional<int64_t>> in_axes;
+  std::vector<std::vector<Literal>> examples;  // [example][parameter]
+};
+VmapArguments random_vmap_arguments(const Function& f, uint64_t seed, int64_t size);
 
 // "" when `got` matches `want`: same types, and per element NaN matches NaN, otherwise
 // |got - want| <= atol + rtol * |want| (0 and 0: exact, -0 equal to +0). Else a message naming

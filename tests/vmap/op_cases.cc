@@ -76,6 +76,8 @@ void layout_cases(std::vector<OpCase>& cs) {
   cs.push_back(
       {{"pad"}, prim(O::pad, PadAttrs{{1, -1}, {0, 2}, {1, 0}}), {f32({2, 3}), fixed(f32({}))}});
   cs.push_back({{"pad"}, prim(O::pad, PadAttrs{{1}, {1}, {0}}), {f32({2}), f32({})}});
+  cs.push_back(
+      {{"pad"}, prim(O::pad, PadAttrs{{1, -1}, {0, 2}, {1, 0}}), {fixed(f32({2, 3})), f32({})}});
   cs.push_back({{"rev"}, prim(O::rev, RevAttrs{{0, 2}}), {f32({2, 3, 2})}});
 }
 
@@ -115,16 +117,53 @@ void indexing_cases(std::vector<OpCase>& cs) {
   cs.push_back({{"dynamic_update_slice"},
                 prim(O::dynamic_update_slice),
                 {fixed(f32({4, 3})), f32({2, 2}), start, start}});
+  // Only the operand batched, only the starts, a start out of range (clamped), a bool operand.
+  cs.push_back({{"dynamic_slice"},
+                prim(O::dynamic_slice, DynamicSliceAttrs{{2, 1}}),
+                {f32({4, 3}), fixed(start), fixed(start)}});
+  cs.push_back({{"dynamic_slice"},
+                prim(O::dynamic_slice, DynamicSliceAttrs{{3, 2}}),
+                {fixed(f32({4, 3})), of(DType::i64, {}, -2, 5), of(DType::i32, {}, 0, 3)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {f32({4, 3}), f32({2, 2}), fixed(start), fixed(start)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {f32({4, 3}), fixed(f32({3, 1})), of(DType::i64, {}, -2, 5), fixed(start)}});
+  cs.push_back({{"dynamic_update_slice"},
+                prim(O::dynamic_update_slice),
+                {of(DType::boolean, {4}, 0, 1), of(DType::boolean, {2}, 0, 1), start}});
+  Input rows = of(DType::i64, {2, 3}, 0, 3);
+  auto gather_fn = [](const Tensors& xs) { return Tensors{gather(xs[0], 0, xs[1])}; };
+  cs.push_back({{"gather"}, gather_fn, {f32({4, 3}), rows}});
+  cs.push_back({{"gather"}, gather_fn, {fixed(f32({4, 3})), rows}});
+  cs.push_back({{"gather"}, gather_fn, {f32({4, 3}), fixed(rows)}});
+  // lax-style: index vectors of two coordinates picking [1, 2] windows, one dim collapsed.
   cs.push_back({{"gather"},
-                [](const Tensors& xs) { return Tensors{gather(xs[0], 0, xs[1])}; },
-                {f32({4, 3}), of(DType::i64, {2, 3}, 0, 3)}});
+                prim(O::gather, GatherAttrs{{1}, {0}, {0, 1}, {1, 2}, GatherMode::clip}),
+                {f32({4, 3}), of(DType::i32, {5, 2}, -1, 4)}});
+  cs.push_back({{"gather"},
+                prim(O::gather, GatherAttrs{{1}, {0}, {0, 1}, {1, 2}, GatherMode::fill}),
+                {fixed(f32({4, 3})), of(DType::i32, {5, 2}, -1, 4)}});
+  auto scatter_fn = [](const Tensors& xs) { return Tensors{scatter_add(xs[0], 0, xs[1], xs[2])}; };
+  Input upd = f32({2, 3});
+  cs.push_back({{"scatter_add"}, scatter_fn, {fixed(f32({4, 3})), rows, upd}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {f32({4, 3}), fixed(rows), fixed(upd)}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {fixed(f32({4, 3})), fixed(rows), upd}});
+  cs.push_back({{"scatter_add"}, scatter_fn, {f32({4, 3}), rows, fixed(upd)}});
   cs.push_back({{"scatter_add"},
-                [](const Tensors& xs) { return Tensors{scatter_add(xs[0], 0, xs[1], xs[2])}; },
-                {fixed(f32({4, 3})), of(DType::i64, {2, 3}, 0, 3), f32({2, 3})}});
+                prim(O::scatter_add, ScatterAttrs{{1}, {0}, {0, 1}, GatherMode::fill}),
+                {f32({4, 3}), of(DType::i32, {5, 2}, -1, 4), f32({5, 2})}});
   // A batched key: independent streams (the unbatched key is in vmap_compose_test.cc).
   cs.push_back({{"random_bits"},
                 prim(O::random_bits, RandomBitsAttrs{Shape{5}, DType::i32}),
                 {of(DType::i64, {2}, 0, 1000)}});
+  // Every dtype, a stream of several blocks, keys with high bits set (negative ones included).
+  for (DType t : {DType::u32, DType::i32, DType::u8, DType::i8, DType::i64}) {
+    cs.push_back({{"random_bits"},
+                  prim(O::random_bits, RandomBitsAttrs{Shape{3, 3}, t}),
+                  {of(DType::i64, {2}, -1e18, 1e18)}});
+  }
 }
 
 void misc_cases(std::vector<OpCase>& cs) {
@@ -195,6 +234,66 @@ void control_cases(std::vector<OpCase>& cs) {
                       [](const Tensors& c) { return Tensors{c[0] * 2.0}; }, Tensors{xs[0]});
                 },
                 {f32({2}, 0.5, 2)}});
+  // An unbatched predicate (a counter) with a batched carry; a captured batched factor.
+  cs.push_back({{"while"},
+                [](const Tensors& xs) {
+                  Tensor k = xs[1];
+                  return while_loop(
+                      [](const Tensors& c) { return Tensors{lt(c[0], scalar_tensor(3.0))}; },
+                      [k](const Tensors& c) {
+                        return Tensors{c[0] + 1.0, c[1] * k + 1.0};
+                      },
+                      Tensors{xs[0], xs[2]});
+                },
+                {fixed(f32({}, 0, 1)), f32({2}), f32({2})}});
+  // A batched predicate with an unbatched carry that changes and one that passes through.
+  cs.push_back({{"while"},
+                [](const Tensors& xs) {
+                  Tensor w = xs[2];
+                  return while_loop(
+                      [](const Tensors& c) { return Tensors{lt(c[0].sum(), scalar_tensor(6.0))}; },
+                      [w](const Tensors& c) {
+                        return Tensors{c[0] + w, c[1] + 1.0, c[2]};
+                      },
+                      Tensors{xs[0], xs[1], xs[3]});
+                },
+                {f32({2}, -2, 1), fixed(f32({})), fixed(f32({2}, 0.5, 1)), fixed(f32({3}))}});
+  // Unbatched xs with a batched carry, reversed; batched xs with an unbatched carry.
+  cs.push_back({{"scan"},
+                [](const Tensors& xs) {
+                  auto [c, ys] = scan(
+                      [](const Tensors& c, const Tensors& x) {
+                        Tensor n = c[0] * 0.5 + x[0];
+                        return std::pair{Tensors{n}, Tensors{n.sum(), x[0] * 2.0}};
+                      },
+                      Tensors{xs[0]}, Tensors{xs[1]}, true);
+                  return Tensors{c[0], ys[0], ys[1]};
+                },
+                {f32({2}), fixed(f32({4, 2}))}});
+  cs.push_back({{"scan"},
+                [](const Tensors& xs) {
+                  auto [c, ys] = scan(
+                      [](const Tensors& c, const Tensors& x) {
+                        return std::pair{Tensors{c[0] + 1.0}, Tensors{x[0] * c[0]}};
+                      },
+                      Tensors{xs[0]}, Tensors{xs[1]});
+                  return Tensors{c[0], ys[0]};
+                },
+                {fixed(f32({})), f32({3, 2})}});
+  // cond on an unbatched predicate with batched operands: one branch runs.
+  cs.push_back({{"cond"},
+                [](const Tensors& xs) {
+                  return cond(
+                      gt(xs[1], scalar_tensor(0.0)),
+                      [](const Tensors& o) {
+                        return Tensors{o[0] * 2.0, o[1]};
+                      },
+                      [](const Tensors& o) {
+                        return Tensors{o[0].exp(), o[1] + o[0].sum()};
+                      },
+                      Tensors{xs[0], xs[1]});
+                },
+                {f32({3}), fixed(f32({}))}});
   cs.push_back({{"scan"},
                 [](const Tensors& xs) {
                   auto [c, ys] = scan(

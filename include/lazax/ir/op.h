@@ -33,8 +33,9 @@ enum OpFlags : uint32_t {
   // the same order, so the passes never fold, merge or move one (fold_constants, cse), and
   // function_ad never recomputes one.
   kCollective = 1u << 7,
-  // Its batching rule is vmap's fallback, the op once per example (autodiff/batching.h); the
-  // list is in docs/VMAP.md and tests/vmap/op_table_test.cc.
+  // Its batching rule is vmap's fallback, the op once per example (autodiff/batching.h), for an
+  // op whose rule would be wasteful; no row has it now (docs/VMAP.md, tests/vmap/vmap_ops_test.cc
+  // keep the list).
   kBatchByLoop = 1u << 8,
 };
 
@@ -94,8 +95,8 @@ enum OpFlags : uint32_t {
   X(transpose, TransposeAttrs, 1, kLayout | kView | kCheapToRecompute | kRulesSkipOutputs,      \
     transpose)                                                                                  \
   X(slice, SliceAttrs, 1, kLayout, slice)                                                       \
-  X(dynamic_slice, DynamicSliceAttrs, -1, kBatchByLoop, dynamic_slice)                          \
-  X(dynamic_update_slice, NoAttrs, -1, kBatchByLoop, dynamic_update_slice)                      \
+  X(dynamic_slice, DynamicSliceAttrs, -1, 0, dynamic_slice)                                     \
+  X(dynamic_update_slice, NoAttrs, -1, 0, dynamic_update_slice)                                 \
   X(concatenate, ConcatenateAttrs, -1, kLayout, concatenate)                                    \
   X(pad, PadAttrs, 2, kLayout, pad)                                                             \
   X(reduce_sum, ReduceAttrs, 1, kRulesSkipOutputs, reduce)                                      \
@@ -104,8 +105,8 @@ enum OpFlags : uint32_t {
   X(reduce_prod, ReduceAttrs, 1, 0, reduce)                                                     \
   X(argmax, ArgmaxAttrs, 1, 0, argmax)                                                          \
   X(dot_general, DotGeneralAttrs, 2, kRulesSkipOutputs, dot_general)                            \
-  X(gather, GatherAttrs, 2, kBatchByLoop, gather)                                               \
-  X(scatter_add, ScatterAttrs, 3, kBatchByLoop, scatter_add)                                    \
+  X(gather, GatherAttrs, 2, 0, gather)                                                          \
+  X(scatter_add, ScatterAttrs, 3, 0, scatter_add)                                               \
   X(cumsum, CumsumAttrs, 1, 0, cumsum)                                                          \
   X(cumprod, CumsumAttrs, 1, 0, cumsum)                                                         \
   X(cummax, CumsumAttrs, 1, 0, cummax)                                                          \
@@ -115,11 +116,11 @@ enum OpFlags : uint32_t {
   X(sort, SortAttrs, 1, 0, sort)                                                                \
   X(reduce_and, ReduceAttrs, 1, kRulesSkipOutputs, reduce_bool)                                 \
   X(reduce_or, ReduceAttrs, 1, kRulesSkipOutputs, reduce_bool)                                  \
-  X(random_bits, RandomBitsAttrs, 1, kBatchByLoop, random_bits)                                 \
+  X(random_bits, RandomBitsAttrs, 1, 0, random_bits)                                            \
   X(call, CallAttrs, -1, kHasBodies, call)                                                      \
   X(cond, CondAttrs, -1, kHasBodies, cond)                                                      \
-  X(while_, WhileAttrs, -1, kHasBodies | kBatchByLoop, while_loop)                              \
-  X(scan, ScanAttrs, -1, kHasBodies | kBatchByLoop, scan)                                       \
+  X(while_, WhileAttrs, -1, kHasBodies, while_loop)                                             \
+  X(scan, ScanAttrs, -1, kHasBodies, scan)                                                      \
   X(checkpoint_name, CheckpointNameAttrs, 1, 0, identity)                                       \
   X(optimization_barrier, NoAttrs, -1, 0, identity)                                             \
   X(copy_to_memory_kind, MemoryKindAttrs, 1, 0, identity)                                       \

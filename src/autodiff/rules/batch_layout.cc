@@ -54,13 +54,21 @@ std::vector<Batched> batch_concatenate(const BatchContext& c) {
 }
 
 std::vector<Batched> batch_pad(const BatchContext& c) {
-  // A padding value that differs per example: the fallback (a rule would pad a mask as well).
-  if (c.inputs[1].batched) return batch_by_loop(c);
   PadAttrs a = c.attr<PadAttrs>();
   a.edge_padding_low.insert(a.edge_padding_low.begin(), 0);
   a.edge_padding_high.insert(a.edge_padding_high.begin(), 0);
   a.interior_padding.insert(a.interior_padding.begin(), 0);
-  return {one(record_op(OpCode::pad, {&c.inputs[0].t, &c.inputs[1].t}, a))};
+  Tensor x = materialize(c.inputs[0], c.size);
+  if (!c.inputs[1].batched) return {one(record_op(OpCode::pad, {&x, &c.inputs[1].t}, a))};
+  // A padding value per example: padded with zeros, and a padded mask of the operand's elements
+  // selects them over each example's value.
+  Tensor zero = host_scalar(0, x.dtype()), no = host_scalar(0, DType::boolean);
+  Tensor yes = ones(x.sizes(), DType::boolean);
+  Tensor padded = record_op(OpCode::pad, {&x, &zero}, a);
+  Tensor mask = record_op(OpCode::pad, {&yes, &no}, a);
+  Tensor value = record_op(OpCode::broadcast_in_dim, {&c.inputs[1].t},
+                           BroadcastInDimAttrs{padded.shape(), {0}});
+  return {one(where(mask, padded, value))};
 }
 
 std::vector<Batched> batch_rev(const BatchContext& c) {

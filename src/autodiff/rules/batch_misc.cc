@@ -58,16 +58,6 @@ std::vector<Batched> batch_all_to_all(const BatchContext& c) {
   return as_batched(record_op(c.op, {&c.inputs[0].t}, a));
 }
 
-// The fallbacks (kBatchByLoop): indexing with per-example starts or indices, and random bits
-// from per-example keys (independent streams); while and scan loops.
-std::vector<Batched> batch_dynamic_slice(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_dynamic_update_slice(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_gather(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_scatter_add(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_random_bits(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_while_(const BatchContext& c) { return batch_by_loop(c); }
-std::vector<Batched> batch_scan(const BatchContext& c) { return batch_by_loop(c); }
-
 // call: one call of the callee's batched program (traced here: batch_function on placeholders,
 // every result with the batch dimension), so an assume_pure function stays one call node with a
 // batched body, differentiated through call_pure like any other.
@@ -90,33 +80,6 @@ std::vector<Batched> batch_call(const BatchContext& c) {
     return out;
   });
   return as_batched(detail::call_pure(*e, args));
-}
-
-// cond: every branch batched, then the results picked per example by the index (a select for
-// a bool index, a chain of selects for an integer one, clamped into range as cond does).
-std::vector<Batched> batch_cond(const BatchContext& c) {
-  const auto& branches = c.attr<CondAttrs>().branches;
-  std::vector<Batched> ops(c.inputs.begin() + 1, c.inputs.end());
-  std::vector<std::vector<Batched>> res;
-  res.reserve(branches.size());
-  for (const FunctionPtr& b : branches) res.push_back(batch_function(*b, ops, c.size));
-  Batched index = c.inputs[0];
-  const auto last = static_cast<double>(branches.size() - 1);
-  std::vector<Batched> out = res[0];
-  for (size_t k = 1; k < branches.size(); ++k) {
-    Batched pred = index;
-    if (index.t.dtype() != DType::boolean) {
-      Batched kv{host_scalar(static_cast<double>(k), index.t.dtype()), false};
-      // Clamped into range: the last branch takes every index >= its own.
-      CompareDir dir = static_cast<double>(k) == last ? CompareDir::ge : CompareDir::eq;
-      pred =
-          batch_op(OpCode::compare, CompareAttrs{dir}, std::vector<Batched>{index, kv}, c.size)[0];
-    }
-    for (size_t j = 0; j < out.size(); ++j)
-      out[j] =
-          batch_op(OpCode::select, {}, std::vector<Batched>{pred, res[k][j], out[j]}, c.size)[0];
-  }
-  return out;
 }
 
 }  // namespace lazax::autodiff

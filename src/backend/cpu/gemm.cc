@@ -5,7 +5,9 @@
 // strides; otherwise the operand is first copied into that order. The result dims of dot_general
 // are [batch..., lhs free..., rhs free...], which is oneDNN's contiguous [B, M, N]. The primitive
 // for the node's shapes is made once, at compile time. An unbatched f32 GEMM whose operands each
-// have a unit stride calls oneDNN's sgemm instead (10-20% faster on the decoder's shapes).
+// have a unit stride calls oneDNN's sgemm instead (10-20% faster on the decoder's shapes). A
+// small GEMM (kOneThreadMacs) is planned and run on the calling thread alone.
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -100,8 +102,31 @@ void copy_canonical(const void* src, void* dst, size_t elem, const View& v) {
   }
 }
 
+// Below this many multiply-adds a GEMM runs on one thread: an OpenMP region costs more than its
+// arithmetic, and on a loaded machine each region waits for a descheduled thread (vmap's batched
+// [64, 1, 32] x [64, 32, 64] took 8 ms with 2 threads on the busy 2-core machine, 0.01 ms on one;
+// docs/VMAP.md, Speed).
+constexpr int64_t kOneThreadMacs = int64_t{1} << 20;
+
+// omp_set_num_threads(1) for its scope when `on` (oneDNN reads the count when it plans and runs).
+class OneThread {
+ public:
+  explicit OneThread(bool on) : saved_(on ? omp_get_max_threads() : 0) {
+    if (on) omp_set_num_threads(1);
+  }
+  ~OneThread() {
+    if (saved_ > 0) omp_set_num_threads(saved_);
+  }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  int saved_;
+};
+
 struct Gemm : StepState {
   View a, b;
+  bool one_thread = false;  // small: planned and run on one thread
   bool copy_a = false, copy_b = false;
   // One f32 GEMM whose operands each have a unit stride: oneDNN's sgemm (PERFORMANCE.md).
   bool sgemm = false;
@@ -195,6 +220,8 @@ std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorTyp
   g->copy_b = !g->b.merged;
   if (g->copy_a) contiguous(g->a);
   if (g->copy_b) contiguous(g->b);
+  g->one_thread = g->a.d[0] * g->a.d[1] * g->a.d[2] * n < kOneThreadMacs;
+  OneThread scope(g->one_thread);
   if (dt == DType::f32 && g->a.d[0] == 1 && plan_sgemm(*g)) return g;
   if (make_primitive(*g, mdt, n)) return g;
   g->copy_a = g->copy_b = true;
@@ -223,6 +250,7 @@ void run_gemm(const Step& step, Frame& frame) {
     copy_canonical(b, tb.data(), g.elem, g.b);
     b = tb.data();
   }
+  OneThread scope(g.one_thread);
   if (g.sgemm) {
     const dnnl_status_t st =
         dnnl_sgemm(g.ta, g.tb, g.m, g.n, g.k, 1.0f, static_cast<const float*>(a), g.lda,
