@@ -66,6 +66,16 @@ Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
 
 int64_t compiles() { return metrics::snapshot().compiles; }
 
+// The collectives' total time (ms) and bytes so far (dist's DistTime and DistBytes).
+std::pair<double, double> dist_totals() {
+  const auto timers = metrics::timers();
+  const auto counters = metrics::counters();
+  auto t = timers.find("DistTime");
+  auto b = counters.find("DistBytes");
+  return {t == timers.end() ? 0.0 : static_cast<double>(t->second.first) / 1e6,
+          b == counters.end() ? 0.0 : static_cast<double>(b->second)};
+}
+
 double peak_rss_mb() {
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -75,7 +85,8 @@ double peak_rss_mb() {
 }
 
 void write_summary(const std::string& path, const train::Curve& curve,
-                   const std::vector<double>& step_ms, double infer_ms, int64_t state_bytes) {
+                   const std::vector<double>& step_ms, double infer_ms, int64_t state_bytes,
+                   const std::pair<double, double>& dist_per_step) {
   double steady = 0;
   int n = 0;
   for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
@@ -94,6 +105,8 @@ void write_summary(const std::string& path, const train::Curve& curve,
   j["peak_rss_mb"] = peak_rss_mb();
   j["infer_ms"] = infer_ms;
   j["state_bytes_per_rank"] = state_bytes;
+  j["dist_ms_per_step"] = dist_per_step.first;  // in the collectives (waits for peers included)
+  j["dist_bytes_per_step"] = dist_per_step.second;
   j["first_loss"] = curve.front().second;
   j["last_loss"] = curve.back().second;
   std::string text = j.dump() + "\n";
@@ -270,6 +283,8 @@ int train(const TrainOptions& options) {
     sharding.release();
   };
   int64_t state_bytes = 0;
+  std::pair<double, double> dist_steady{0, 0};  // at the start of the first timed step
+  std::pair<double, double> dist_end{0, 0};     // after the last step's program
   train::Curve train_curve, valid_curve;
   std::vector<double> step_ms;
   train::ProgressLine progress(stdout);
@@ -279,6 +294,8 @@ int train(const TrainOptions& options) {
   int stop = 0;
   for (int64_t step = first; step <= steps; ++step) {
     const train::Batch b = file ? file->at(step - 1) : sampler->next();
+    if (step_ms.size() == std::min<size_t>(2, static_cast<size_t>(steps - first)))
+      dist_steady = dist_totals();  // write_summary's steady steps start here
     const auto t0 = Clock::now();
     const double lr = schedule(step - 1);
     opt->zero_grad();
@@ -296,6 +313,7 @@ int train(const TrainOptions& options) {
     const double trace_ms = ms_since(t0);
     lazax::sync();
     state_bytes = std::max(state_bytes, sharding.state_bytes(*opt));
+    dist_end = dist_totals();
     train::StepRecord r;
     r.step = step;
     r.loss = loss.item();
@@ -357,8 +375,12 @@ int train(const TrainOptions& options) {
     std::vector<train::Batch> infer_batches;
     for (int64_t i = 0; i < std::min<int64_t>(steps, 4); ++i)
       infer_batches.push_back(file ? file->at(i) : sampler->next());
+    const size_t timed = step_ms.size() - std::min<size_t>(2, step_ms.size() - 1);
+    const std::pair<double, double> dist_per_step{
+        (dist_end.first - dist_steady.first) / static_cast<double>(timed),
+        (dist_end.second - dist_steady.second) / static_cast<double>(timed)};
     write_summary(o.summary, train_curve, step_ms, infer_ms_per_step(model, infer_batches, mode),
-                  state_bytes);
+                  state_bytes, dist_per_step);
   }
   if (!train_curve.empty()) {
     std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,
