@@ -199,6 +199,7 @@ void add_bench_command(CLI::App& app) {
   add_trace(*bench);
   add_assume_pure(*bench);
   add_bench_train(*bench);
+  add_bench_dist(*bench);
   add_kernels(*bench);
   add_remat(*bench);
   add_scan(*bench);

@@ -85,6 +85,8 @@ void add_sample_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 // `lazax bench train` (bench_train.cc), under `bench`.
 void add_bench_train(CLI::App& bench);
+// `lazax bench dist` (bench_dist.cc): data parallel against PyTorch DDP.
+void add_bench_dist(CLI::App& bench);
 // The decoder training part of `lazax demo --example`: a small nn::Llama (decoder_demo.cc).
 void decoder_demo();
 

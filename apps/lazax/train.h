@@ -18,6 +18,7 @@ struct TrainOptions {
   int64_t dim = 0, layers = 0, heads = 0, hidden = 0, batch = 0, seq = 0;
   int64_t steps = 200;
   double bucket_mb = 25;  // under mpirun: gradients averaged in all_reduce buckets of this size
+  std::string shard = "none";  // none (DDP), optimizer (ZeRO-1/2) or full (FSDP)
   double lr = 3e-3;
   double weight_decay = 0.01;
   std::string optimizer = "adamw";

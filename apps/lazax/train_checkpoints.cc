@@ -103,7 +103,7 @@ std::string RunCheckpoints::resume_path() {
 }
 
 Resumed RunCheckpoints::load(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
-                             const nn::LlamaConfig& c) {
+                             const nn::LlamaConfig& c, const optim::AdaptState& adapt) {
   nn::LlamaConfig saved = checkpoint_config(path);
   if (saved.dim != c.dim || saved.n_layers != c.n_layers || saved.n_heads != c.n_heads ||
       saved.hidden != c.hidden || saved.seq != c.seq || saved.batch != c.batch) {
@@ -115,7 +115,7 @@ Resumed RunCheckpoints::load(const std::string& path, nn::Llama& model, optim::O
                      "; pass the same sizes as the run that wrote it");
   }
   optim::CheckpointInfo info =
-      optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator());
+      optim::load_checkpoint(path, model.named_parameters(), &opt, &default_generator(), adapt);
   Resumed r;
   r.step = info.step;
   for (const auto& [k, v] : info.extra)
@@ -130,8 +130,8 @@ bool RunCheckpoints::due(int64_t step, bool requested) {
   return o_.save_every_min > 0 && now_s() - last_save_s_ >= o_.save_every_min * 60;
 }
 
-void RunCheckpoints::save(int64_t step, bool final, const nn::Llama& model,
-                          const optim::Optimizer& opt, const nn::LlamaConfig& c,
+void RunCheckpoints::save(int64_t step, bool final, const optim::NamedTensors& weights,
+                          const optim::OptimizerState& state, const nn::LlamaConfig& c,
                           uint64_t rng_state) {
   optim::CheckpointInfo info;
   info.step = step;
@@ -147,13 +147,13 @@ void RunCheckpoints::save(int64_t step, bool final, const nn::Llama& model,
   bool wrote = false;
   std::error_code ec;
   if (dir_ && step > 0 && !fs::exists(dir_->path_for(step), ec)) {
-    dir_->save(model.named_parameters(), &opt, &default_generator(), info);
+    dir_->save_state(weights, &state, &default_generator(), info);
     std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(step),
                 dir_->path_for(step).c_str());
     wrote = true;
   }
   if (!o_.save.empty() && (final || !dir_)) {
-    optim::save_checkpoint(o_.save, model.named_parameters(), &opt, &default_generator(), info);
+    optim::save_checkpoint_state(o_.save, weights, &state, &default_generator(), info);
     std::printf("checkpoint (step %lld): %s\n", static_cast<long long>(step), o_.save.c_str());
     wrote = true;
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "lazax/nn/llama.h"
+#include "lazax/optim/checkpoint.h"
 #include "lazax/optim/checkpoint_dir.h"
 #include "train.h"
 
@@ -30,17 +31,19 @@ class RunCheckpoints {
   // step s, refuses a --checkpoint-dir that holds checkpoints of later steps.
   std::string resume_path();
 
-  // Loads `path` into the model, optimizer and generator; checks the sizes against `c`.
+  // Loads `path` into the model, optimizer and generator; checks the sizes against `c`. The
+  // file's optimizer state (full shapes) passes through `adapt` (a sharded optimizer's slice).
   static Resumed load(const std::string& path, nn::Llama& model, optim::Optimizer& opt,
-                      const nn::LlamaConfig& c);
+                      const nn::LlamaConfig& c, const optim::AdaptState& adapt = {});
 
   // Whether the loop should checkpoint after `step` (--save-every, --save-every-min, SIGUSR1).
   bool due(int64_t step, bool requested);
   bool has_dir() const { return dir_.has_value(); }
   // Writes the checkpoint of `step` to --checkpoint-dir (unless it holds that step already) and,
-  // when `final` and --save is given, to --save; prints where.
-  void save(int64_t step, bool final, const nn::Llama& model, const optim::Optimizer& opt,
-            const nn::LlamaConfig& c, uint64_t rng_state);
+  // when `final` and --save is given, to --save; prints where. The weights and the optimizer
+  // state are in full shapes (gathered when sharded), so the file is the same whatever --shard.
+  void save(int64_t step, bool final, const optim::NamedTensors& weights,
+            const optim::OptimizerState& state, const nn::LlamaConfig& c, uint64_t rng_state);
 
  private:
   const TrainOptions& o_;

@@ -97,6 +97,10 @@ void add_train_command(CLI::App& app) {
                   "under mpirun: average the gradients in all_reduce buckets of this many MiB "
                   "(default 25, as PyTorch's DDP)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--shard", o->shard,
+                  "under mpirun: none (default: every rank holds everything, DDP), optimizer "
+                  "(each rank 1/N of the optimizer state and gradients, ZeRO-1/2) or full (the "
+                  "parameters too, FSDP)");
   sub->add_option("--log", o->log, "one JSON object per step to this file (JSON Lines)");
   sub->add_option("--svg", o->svg, "the loss-curve picture (default loss.svg; '' for none)");
   sub->add_option("--sample", o->sample_tokens, "bytes to sample at the end (default 200)")

@@ -1,6 +1,7 @@
 // The `lazax train` loop: checks every input before any work, trains, logs, saves and reports.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +22,6 @@
 #include "lazax/nn/data_parallel.h"
 #include "lazax/optim/adamw.h"
 #include "lazax/optim/checkpoint.h"
-#include "lazax/optim/clip_grad.h"
 #include "lazax/optim/schedule.h"
 #include "lazax/optim/sgd.h"
 #include "lazax/runtime/context.h"
@@ -30,6 +30,7 @@
 #include "signals.h"
 #include "train.h"
 #include "train_checkpoints.h"
+#include "train_shard.h"
 
 namespace lazax::cli {
 namespace {
@@ -65,6 +66,16 @@ Tensor to_tokens(const train::Batch& b, int64_t batch, int64_t seq) {
 
 int64_t compiles() { return metrics::snapshot().compiles; }
 
+// The collectives' total time (ms) and bytes so far (dist's DistTime and DistBytes).
+std::pair<double, double> dist_totals() {
+  const auto timers = metrics::timers();
+  const auto counters = metrics::counters();
+  auto t = timers.find("DistTime");
+  auto b = counters.find("DistBytes");
+  return {t == timers.end() ? 0.0 : static_cast<double>(t->second.first) / 1e6,
+          b == counters.end() ? 0.0 : static_cast<double>(b->second)};
+}
+
 double peak_rss_mb() {
   std::ifstream in("/proc/self/status");
   std::string line;
@@ -74,7 +85,8 @@ double peak_rss_mb() {
 }
 
 void write_summary(const std::string& path, const train::Curve& curve,
-                   const std::vector<double>& step_ms, double infer_ms) {
+                   const std::vector<double>& step_ms, double infer_ms, int64_t state_bytes,
+                   const std::pair<double, double>& dist_per_step) {
   double steady = 0;
   int n = 0;
   for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
@@ -92,6 +104,9 @@ void write_summary(const std::string& path, const train::Curve& curve,
   j["compiles"] = compiles();
   j["peak_rss_mb"] = peak_rss_mb();
   j["infer_ms"] = infer_ms;
+  j["state_bytes_per_rank"] = state_bytes;
+  j["dist_ms_per_step"] = dist_per_step.first;  // in the collectives (waits for peers included)
+  j["dist_bytes_per_step"] = dist_per_step.second;
   j["first_loss"] = curve.front().second;
   j["last_loss"] = curve.back().second;
   std::string text = j.dump() + "\n";
@@ -160,6 +175,7 @@ int train(const TrainOptions& options) {
         "[train] --print-residuals lists what a layer traced by assume_pure keeps: "
         "add --mode assume_pure");
   }
+  const nn::ShardMode shard = nn::shard_mode_from_string(o.shard);
   nn::LlamaConfig c = model_config(o);
   std::optional<train::BatchFile> file;
   int64_t steps = o.steps;
@@ -204,18 +220,20 @@ int train(const TrainOptions& options) {
   nn::Llama model(c);
   model.set_remat(remat);
   if (!o.init.empty()) load_weights(model, o.init);
+  const int64_t bucket_bytes = static_cast<int64_t>(o.bucket_mb * 1024 * 1024);
+  TrainSharding sharding(shard, model, bucket_bytes);
   std::unique_ptr<optim::Optimizer> opt;
   if (o.optimizer == "adamw") {
     optim::AdamWOptions ao;
     ao.lr = o.lr;
     ao.weight_decay = o.weight_decay;
-    opt = std::make_unique<optim::AdamW>(model.named_parameters(), ao);
+    opt = std::make_unique<optim::AdamW>(sharding.params(), ao);
   } else {
     optim::SGDOptions so;
     so.lr = o.lr;
     so.momentum = 0.9;
     so.weight_decay = o.weight_decay;
-    opt = std::make_unique<optim::SGD>(model.named_parameters(), so);
+    opt = std::make_unique<optim::SGD>(sharding.params(), so);
   }
   const optim::LRSchedule schedule =
       o.schedule == "constant" ? optim::constant_lr(o.lr)
@@ -224,7 +242,9 @@ int train(const TrainOptions& options) {
   if (!file) sampler.emplace(corpus->train, c.batch, c.seq, o.seed * 0x9E3779B97F4A7C15ULL + 1);
   int64_t first = 1;
   if (!resume_from.empty()) {
-    Resumed r = RunCheckpoints::load(resume_from, model, *opt, c);
+    Resumed r = RunCheckpoints::load(
+        resume_from, model, *opt, c,
+        [&](const optim::OptimizerState& s) { return sharding.slice_state(s); });
     first = r.step + 1;
     if (sampler) sampler->rng().set_state(r.rng_state);
   }
@@ -243,6 +263,8 @@ int train(const TrainOptions& options) {
       static_cast<long long>(c.n_heads), static_cast<long long>(c.hidden),
       static_cast<long long>(model.num_parameters()), static_cast<long long>(c.batch),
       static_cast<long long>(c.seq), o.optimizer.c_str(), o.mode.c_str(), o.backend.c_str());
+  if (ranks > 1 || shard != nn::ShardMode::none)
+    std::printf("ranks: %d, --shard %s\n", ranks, nn::shard_mode_name(shard));
   if (o.print_residuals) {
     std::printf("each layer's backward keeps (--remat %s):\n", o.remat.c_str());
     for (const std::string& line : model.block_saved_residuals(zeros({c.batch, c.seq, c.dim})))
@@ -250,9 +272,19 @@ int train(const TrainOptions& options) {
   }
   std::fflush(stdout);
 
-  std::vector<Tensor> params = model.parameters();
-  nn::broadcast_parameters(params);
-  const int64_t bucket_bytes = static_cast<int64_t>(o.bucket_mb * 1024 * 1024);
+  nn::broadcast_parameters(model.parameters());
+  sharding.start();  // the shards sliced from rank 0's values; with full the model drops its own
+  // Collective with sharding: every rank gathers, rank 0 writes.
+  auto save = [&](int64_t step, bool final) {
+    const optim::NamedTensors weights = sharding.full_weights();
+    const optim::OptimizerState state = sharding.full_state(*opt);
+    if (rank == 0)
+      checkpoints.save(step, final, weights, state, c, sampler ? sampler->rng().state() : 0);
+    sharding.release();
+  };
+  int64_t state_bytes = 0;
+  std::pair<double, double> dist_steady{0, 0};  // at the start of the first timed step
+  std::pair<double, double> dist_end{0, 0};     // after the last step's program
   train::Curve train_curve, valid_curve;
   std::vector<double> step_ms;
   train::ProgressLine progress(stdout);
@@ -262,21 +294,26 @@ int train(const TrainOptions& options) {
   int stop = 0;
   for (int64_t step = first; step <= steps; ++step) {
     const train::Batch b = file ? file->at(step - 1) : sampler->next();
+    if (step_ms.size() == std::min<size_t>(2, static_cast<size_t>(steps - first)))
+      dist_steady = dist_totals();  // write_summary's steady steps start here
     const auto t0 = Clock::now();
     const double lr = schedule(step - 1);
     opt->zero_grad();
     Tensor tokens = to_tokens(b, c.batch, c.seq);
     if (ranks > 1) tokens = narrow(tokens, 0, rank * (c.batch / ranks), c.batch / ranks);
+    sharding.bind();  // full: the parameters gathered from the shards, for this step
     Tensor loss = model.forward(tokens, mode);
     loss.backward();
-    nn::average_gradients(params, bucket_bytes);
+    // Averaged over the ranks and clipped; the norm is logged every step.
+    Tensor norm = sharding.reduce_gradients(o.clip);
     if (ranks > 1) loss = pmean(loss);  // equal parts: the mean over the whole batch
-    // The norm is logged every step; a bound no norm reaches leaves the gradients as they are.
-    Tensor norm = optim::clip_grad_norm_(params, o.clip > 0 ? o.clip : 1e30);
     opt->set_lr(lr);
     opt->step();
+    sharding.after_step();
     const double trace_ms = ms_since(t0);
     lazax::sync();
+    state_bytes = std::max(state_bytes, sharding.state_bytes(*opt));
+    dist_end = dist_totals();
     train::StepRecord r;
     r.step = step;
     r.loss = loss.item();
@@ -287,7 +324,11 @@ int train(const TrainOptions& options) {
     const bool eval_now =
         !valid.empty() && ((o.eval_every > 0 && step % o.eval_every == 0) || step == steps);
     r.step_ms = ms_since(t0);
-    if (eval_now) r.valid_loss = mean_loss(model, valid, mode);
+    if (eval_now) {
+      sharding.materialize();
+      r.valid_loss = mean_loss(model, valid, mode);
+      sharding.release();
+    }
     train_curve.emplace_back(step, r.loss);
     step_ms.push_back(r.step_ms);
     if (r.valid_loss) valid_curve.emplace_back(step, *r.valid_loss);
@@ -306,10 +347,12 @@ int train(const TrainOptions& options) {
     last = step;
     stop = train::RunSignals::stop_signal();
     if (stop != 0) break;
-    if (step < steps && checkpoints.due(step, train::RunSignals::checkpoint_requested())) {
+    bool due = step < steps && checkpoints.due(step, train::RunSignals::checkpoint_requested());
+    if (ranks > 1 && shard != nn::ShardMode::none)  // a collective save: every rank or none
+      due = pmax(Tensor(Literal::scalar<int32_t>(due ? 1 : 0))).item() > 0;
+    if (due) {
       progress.finish();
-      if (rank == 0)
-        checkpoints.save(step, false, model, *opt, c, sampler ? sampler->rng().state() : 0);
+      save(step, false);
     }
   }
   progress.finish();
@@ -319,14 +362,25 @@ int train(const TrainOptions& options) {
   }
   // The last checkpoint is written with the handlers still in place: a second signal ends the
   // process at once, and the atomic write leaves the previous checkpoint whole.
-  if (rank == 0) checkpoints.save(last, true, model, *opt, c, sampler ? sampler->rng().state() : 0);
+  save(last, true);
   signals.reset();
+  std::printf(
+      "state per rank: %.2f MiB of parameters, gradients and optimizer state (--shard %s, "
+      "%d rank%s)\n",
+      static_cast<double>(state_bytes) / (1024.0 * 1024.0), nn::shard_mode_name(shard), ranks,
+      ranks == 1 ? "" : "s");
+  sharding.materialize();  // full: the whole model again, for the summary and the sample
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
   if (!o.summary.empty() && !train_curve.empty()) {
     std::vector<train::Batch> infer_batches;
     for (int64_t i = 0; i < std::min<int64_t>(steps, 4); ++i)
       infer_batches.push_back(file ? file->at(i) : sampler->next());
-    write_summary(o.summary, train_curve, step_ms, infer_ms_per_step(model, infer_batches, mode));
+    const size_t timed = step_ms.size() - std::min<size_t>(2, step_ms.size() - 1);
+    const std::pair<double, double> dist_per_step{
+        (dist_end.first - dist_steady.first) / static_cast<double>(timed),
+        (dist_end.second - dist_steady.second) / static_cast<double>(timed)};
+    write_summary(o.summary, train_curve, step_ms, infer_ms_per_step(model, infer_batches, mode),
+                  state_bytes, dist_per_step);
   }
   if (!train_curve.empty()) {
     std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,

@@ -161,6 +161,14 @@ void load_weights(const std::string& path, const NamedTensors& weights) {
 void save_checkpoint(const std::string& path, const NamedTensors& weights,
                      const Optimizer* optimizer, const Generator* generator,
                      const CheckpointInfo& info) {
+  if (!optimizer) return save_checkpoint_state(path, weights, nullptr, generator, info);
+  const OptimizerState s = optimizer->state_dict();
+  save_checkpoint_state(path, weights, &s, generator, info);
+}
+
+void save_checkpoint_state(const std::string& path, const NamedTensors& weights,
+                           const OptimizerState* optimizer_state, const Generator* generator,
+                           const CheckpointInfo& info) {
   for (const auto& [key, value] : info.extra) {
     if (kReservedKeys.count(key))
       throw ValueError("[checkpoint] the extra metadata key '" + key + "' is reserved; rename it");
@@ -171,8 +179,8 @@ void save_checkpoint(const std::string& path, const NamedTensors& weights,
                 {"step", std::to_string(info.step)},
                 {"data_position", std::to_string(info.data_position)}};
   for (const auto& [name, t] : weights) f.tensors.emplace_back("model." + name, value_of(t));
-  if (optimizer) {
-    const OptimizerState s = optimizer->state_dict();
+  if (optimizer_state) {
+    const OptimizerState& s = *optimizer_state;
     f.metadata.emplace_back("optim.kind", s.kind);
     f.metadata.emplace_back("optim.lr", exact(s.lr));
     f.metadata.emplace_back("optim.step", std::to_string(s.step));
@@ -185,7 +193,8 @@ void save_checkpoint(const std::string& path, const NamedTensors& weights,
 }
 
 CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weights,
-                               Optimizer* optimizer, Generator* generator) {
+                               Optimizer* optimizer, Generator* generator,
+                               const AdaptState& adapt) {
   const SafetensorsFile f = read_checked(path);
   CheckpointInfo info = info_of(f, path);
   // Check everything first.
@@ -203,6 +212,7 @@ CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weig
       if (name.compare(0, 6, "optim.") == 0)
         state.tensors.emplace_back(name.substr(6), Tensor(lit));
     }
+    if (adapt) state = adapt(state);
     try {
       optimizer->check_state_dict(state);
     } catch (const ValueError& e) {

@@ -67,10 +67,17 @@ std::vector<CheckpointEntry> CheckpointDir::list() const {
 
 void CheckpointDir::save(const NamedTensors& weights, const Optimizer* optimizer,
                          const Generator* generator, const CheckpointInfo& info) {
+  if (!optimizer) return save_state(weights, nullptr, generator, info);
+  const OptimizerState s = optimizer->state_dict();
+  save_state(weights, &s, generator, info);
+}
+
+void CheckpointDir::save_state(const NamedTensors& weights, const OptimizerState* optimizer,
+                               const Generator* generator, const CheckpointInfo& info) {
   const std::vector<CheckpointEntry> before = list();
   const std::string path = path_for(info.step);
   try {
-    save_checkpoint(path, weights, optimizer, generator, info);
+    save_checkpoint_state(path, weights, optimizer, generator, info);
   } catch (const IOError& e) {
     std::string previous = "there is no earlier checkpoint";
     for (const CheckpointEntry& c : before)

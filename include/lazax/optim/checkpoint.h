@@ -15,6 +15,7 @@
 // bit, a changed value) is an IOError "corrupt". Version 1 files (no checksum) are still read.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,12 @@ struct CheckpointInfo {
 void save_checkpoint(const std::string& path, const NamedTensors& weights,
                      const Optimizer* optimizer, const Generator* generator,
                      const CheckpointInfo& info);
+// The same with the optimizer's state given as a state_dict (null: not saved): a sharded
+// optimizer passes its state gathered to the parameters' full shapes, so that the file is the
+// same as an unsharded optimizer's.
+void save_checkpoint_state(const std::string& path, const NamedTensors& weights,
+                           const OptimizerState* optimizer_state, const Generator* generator,
+                           const CheckpointInfo& info);
 // Reads the checkpoint at `path` and checks its format and checksum without loading it (the
 // errors of load_checkpoint's file checks); returns its step, data position and extra metadata.
 CheckpointInfo verify_checkpoint(const std::string& path);
@@ -51,7 +58,11 @@ CheckpointInfo verify_checkpoint(const std::string& path);
 // (each may be null: then what the file holds for it is ignored) and returns
 // the step, data position and extra metadata. Strict about weights and optimizer state (see
 // above); a generator asked for must be in the file.
+// `adapt`, when given, maps the file's optimizer state before it is checked and loaded (a sharded
+// optimizer takes its rank's slice of each full-shaped entry).
+using AdaptState = std::function<OptimizerState(const OptimizerState&)>;
 CheckpointInfo load_checkpoint(const std::string& path, const NamedTensors& weights,
-                               Optimizer* optimizer, Generator* generator);
+                               Optimizer* optimizer, Generator* generator,
+                               const AdaptState& adapt = {});
 
 }  // namespace lazax::optim

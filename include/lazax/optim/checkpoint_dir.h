@@ -35,6 +35,9 @@ class CheckpointDir {
   // is intact; nothing was removed, and the tensors, optimizer and generator are unchanged.
   void save(const NamedTensors& weights, const Optimizer* optimizer, const Generator* generator,
             const CheckpointInfo& info);
+  // The same with the optimizer's state as a state_dict (save_checkpoint's second form).
+  void save_state(const NamedTensors& weights, const OptimizerState* optimizer_state,
+                  const Generator* generator, const CheckpointInfo& info);
 
   // The newest checkpoint that verify_checkpoint accepts, or nullopt. Each newer one that it
   // refuses is renamed to "<name>.corrupt" (kept for a look, out of the listing), and its error

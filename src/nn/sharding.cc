@@ -1,0 +1,206 @@
+// ParameterShards and the sharded gradient clipping (lazax/nn/sharding.h).
+#include "lazax/nn/sharding.h"
+
+#include <cmath>
+#include <set>
+
+#include "lazax/api/ops_collective.h"
+#include "lazax/api/ops_shape.h"
+#include "lazax/core/error.h"
+#include "lazax/dist/dist.h"
+
+namespace lazax::nn {
+
+ShardMode shard_mode_from_string(const std::string& s) {
+  if (s == "none") return ShardMode::none;
+  if (s == "optimizer") return ShardMode::optimizer;
+  if (s == "full") return ShardMode::full;
+  throw ValueError("[train] --shard '" + s +
+                   "' is not a sharding mode; use none, optimizer (ZeRO: the optimizer state and "
+                   "gradients split over the ranks) or full (FSDP: the parameters too)");
+}
+
+const char* shard_mode_name(ShardMode m) {
+  switch (m) {
+    case ShardMode::optimizer:
+      return "optimizer";
+    case ShardMode::full:
+      return "full";
+    case ShardMode::none:
+      break;
+  }
+  return "none";
+}
+
+ParameterShards::ParameterShards(const Named& params, int64_t bucket_bytes)
+    : world_(dist::world_size()), rank_(dist::rank()), bucket_bytes_(bucket_bytes) {
+  if (bucket_bytes <= 0) throw ValueError("[shard] the bucket size must be > 0 bytes");
+  NoGrad no_grad;
+  for (const auto& [name, p] : params) {
+    if (!p.defined() || !is_floating(p.dtype())) {
+      throw ValueError("[shard] parameter '" + name + "' is " +
+                       (p.defined() ? p.type_str() : std::string("undefined")) +
+                       "; only floating parameters can be sharded");
+    }
+    shapes_.push_back(p.shape());
+    per_rank_.push_back((p.numel() + world_ - 1) / world_);
+    Tensor s = slice(shapes_.size() - 1, p).detach();
+    s.requires_grad_();
+    shards_.emplace_back(name, s);
+  }
+}
+
+std::vector<Tensor> ParameterShards::shard_tensors() const {
+  std::vector<Tensor> out;
+  out.reserve(shards_.size());
+  for (const auto& [name, s] : shards_) out.push_back(s);
+  return out;
+}
+
+Tensor ParameterShards::padded_rows(size_t i, const Tensor& full) const {
+  Tensor flat = full.reshape({-1});
+  const int64_t pad = per_rank_[i] * world_ - flat.numel();
+  if (pad > 0) flat = cat({flat, zeros({pad}, flat.dtype())}, 0);
+  return flat.reshape({world_, per_rank_[i]});
+}
+
+Tensor ParameterShards::unpad(size_t i, const Tensor& rows) const {
+  std::vector<int64_t> shape(shapes_[i].begin(), shapes_[i].end());
+  Tensor flat = rows.reshape({-1});
+  if (flat.numel() != shapes_[i].numel()) flat = narrow(flat, 0, 0, shapes_[i].numel());
+  return flat.reshape(shape);
+}
+
+Tensor ParameterShards::slice(size_t i, const Tensor& full) const {
+  if (full.shape() != shapes_[i]) {
+    throw ShapeError("[shard] '" + shards_[i].first + "' is " + full.type_str() +
+                     " but the parameter it shards has another shape");
+  }
+  return narrow(padded_rows(i, full), 0, rank_, 1).reshape({per_rank_[i]});
+}
+
+Tensor ParameterShards::unshard(size_t i, const Tensor& shard) const {
+  return unpad(i, all_gather(shard.reshape({1, per_rank_[i]}), 0));
+}
+
+std::vector<std::vector<size_t>> ParameterShards::buckets(bool reverse) const {
+  std::vector<std::vector<size_t>> out;
+  int64_t bytes = 0;
+  for (size_t k = 0; k < shards_.size(); ++k) {
+    const size_t i = reverse ? shards_.size() - 1 - k : k;
+    const DType t = shards_[i].second.dtype();
+    const int64_t b = per_rank_[i] * world_ * static_cast<int64_t>(dtype_size(t));
+    if (out.empty() || bytes + b > bucket_bytes_ ||
+        shards_[out.back().back()].second.dtype() != t) {
+      out.emplace_back();
+      bytes = 0;
+    }
+    out.back().push_back(i);
+    bytes += b;
+  }
+  return out;
+}
+
+std::vector<Tensor> ParameterShards::gather() const {
+  std::vector<Tensor> full(shards_.size());
+  for (const std::vector<size_t>& bucket : buckets(false)) {
+    std::vector<Tensor> parts;
+    for (size_t i : bucket) parts.push_back(shards_[i].second);
+    Tensor local = parts.size() == 1 ? parts[0] : cat(parts, 0);
+    Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of shards]
+    int64_t at = 0;
+    for (size_t i : bucket) {
+      full[i] = unpad(i, narrow(rows, 1, at, per_rank_[i]));
+      at += per_rank_[i];
+    }
+  }
+  return full;
+}
+
+int64_t ParameterShards::scatter_gradients(const std::vector<Tensor>& params) {
+  if (params.size() != shards_.size())
+    throw ValueError("[shard] scatter_gradients: the parameters are not the ones sharded");
+  NoGrad no_grad;
+  const auto bs = buckets(true);
+  for (const std::vector<size_t>& bucket : bs) {
+    std::vector<Tensor> rows;
+    for (size_t i : bucket) {
+      if (!params[i].grad().defined()) {
+        throw ValueError("[shard] parameter '" + shards_[i].first +
+                         "' has no gradient; with sharding every parameter needs one on every "
+                         "rank (use it in the loss)");
+      }
+      rows.push_back(padded_rows(i, params[i].grad().to(shards_[i].second.dtype())));
+    }
+    Tensor mean =
+        reduce_scatter(rows.size() == 1 ? rows[0] : cat(rows, 1), 0, ReduceKind::mean);  // [1, .]
+    int64_t at = 0;
+    for (size_t i : bucket) {
+      shards_[i].second.set_grad(narrow(mean, 1, at, per_rank_[i]).reshape({per_rank_[i]}));
+      at += per_rank_[i];
+      Tensor p = params[i];
+      p.set_grad(Tensor());
+    }
+  }
+  return static_cast<int64_t>(bs.size());
+}
+
+void ParameterShards::gather_into(const std::vector<Tensor>& params) const {
+  if (params.size() != shards_.size())
+    throw ValueError("[shard] gather_into: the parameters are not the ones sharded");
+  NoGrad no_grad;
+  std::vector<Tensor> full = gather();
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor p = params[i];  // a handle to the same parameter: copy_ rebinds it for every holder
+    p.copy_(full[i].to(p.dtype()));
+  }
+}
+
+void ParameterShards::reslice(const std::vector<Tensor>& params) {
+  if (params.size() != shards_.size())
+    throw ValueError("[shard] reslice: the parameters are not the ones sharded");
+  NoGrad no_grad;
+  for (size_t i = 0; i < params.size(); ++i) shards_[i].second.copy_(slice(i, params[i]));
+}
+
+void ParameterShards::scale_gradients(double factor) {
+  NoGrad no_grad;
+  for (auto& [name, s] : shards_) {
+    Tensor g = s.grad();
+    if (g.defined()) s.set_grad(g * Tensor(Literal::scalar_of(g.dtype(), factor)));
+  }
+}
+
+Tensor clip_sharded_grad_norm_(const std::vector<Tensor>& shards, double max_norm) {
+  if (!(max_norm > 0) || !std::isfinite(max_norm)) {
+    throw ValueError("[clip_sharded_grad_norm_] max_norm must be > 0 and finite, got " +
+                     std::to_string(max_norm) + " (to turn clipping off, do not call it)");
+  }
+  NoGrad off;
+  std::vector<Tensor> grads;
+  for (const Tensor& p : shards)
+    if (p.defined() && p.grad().defined()) grads.push_back(p.grad());
+  if (grads.empty()) return Tensor(Literal::scalar(0.0f));
+  const DType t = grads[0].dtype();
+  std::vector<Tensor> squares;
+  squares.reserve(grads.size());
+  for (const Tensor& g : grads) squares.push_back(sum(square(g)).to(t));
+  Tensor total = sqrt(psum(sum(stack(squares))));
+  Tensor coef = Tensor(Literal::scalar_of(t, 1.0)) / (total + Tensor(Literal::scalar_of(t, 1e-6))) *
+                Tensor(Literal::scalar_of(t, max_norm));
+  Tensor clamped = minimum(coef, Tensor(Literal::scalar_of(t, 1.0)));
+  for (Tensor g : grads) g.mul_(clamped.to(g.dtype()));
+  return total;
+}
+
+int64_t distinct_bytes(const std::vector<Tensor>& tensors) {
+  std::set<const void*> seen;
+  int64_t bytes = 0;
+  for (const Tensor& t : tensors) {
+    if (!t.defined() || !seen.insert(t.impl()).second) continue;
+    bytes += t.numel() * static_cast<int64_t>(dtype_size(t.dtype()));
+  }
+  return bytes;
+}
+
+}  // namespace lazax::nn

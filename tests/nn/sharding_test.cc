@@ -1,0 +1,91 @@
+// nn::ParameterShards in a world of one (the multi-rank runs are tests/dist/mpi/shard.py): the
+// shards are the flattened parameters, and every operation gives back what it was given.
+#include "lazax/nn/sharding.h"
+
+#include <gtest/gtest.h>
+
+#include "lazax/core/error.h"
+#include "lazax/optim/clip_grad.h"
+
+namespace lazax::nn {
+namespace {
+
+std::vector<float> values(const Tensor& t) { return t.reshape({-1}).to_vector<float>(); }
+
+ParameterShards::Named two_params() {
+  Tensor a = from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = from_vector<float>({7, 8, 9}, {3});
+  a.requires_grad_();
+  b.requires_grad_();
+  return {{"a", a}, {"b", b}};
+}
+
+TEST(Sharding, ShardsAreTheFlatParametersAndGatherGivesThemBack) {
+  const auto params = two_params();
+  ParameterShards s(params);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s.shards()[0].first, "a");
+  EXPECT_EQ(s.shards()[0].second.shape(), Shape{6});
+  EXPECT_TRUE(s.shards()[0].second.requires_grad());
+  const std::vector<Tensor> full = s.gather();
+  EXPECT_EQ(full[0].shape(), (Shape{2, 3}));
+  EXPECT_EQ(values(full[0]), values(params[0].second));
+  EXPECT_EQ(values(s.unshard(1, s.slice(1, params[1].second))), values(params[1].second));
+}
+
+TEST(Sharding, GatheredParametersCarryTheGradientToTheShards) {
+  ParameterShards s(two_params());
+  const std::vector<Tensor> full = s.gather();
+  (full[0].sum() * 2.0 + full[1].square().sum()).backward();
+  EXPECT_EQ(values(s.shards()[0].second.grad()), std::vector<float>(6, 2.0f));
+  EXPECT_EQ(values(s.shards()[1].second.grad()), (std::vector<float>{14, 16, 18}));
+}
+
+TEST(Sharding, ScatterGradientsAndGatherInto) {
+  const auto named = two_params();
+  std::vector<Tensor> params = {named[0].second, named[1].second};
+  ParameterShards s(named, 8);  // 8 bytes: one bucket per parameter
+  (params[0].sum() + params[1].sum() * 3.0).backward();
+  EXPECT_EQ(s.scatter_gradients(params), 2);
+  EXPECT_FALSE(params[0].grad().defined());
+  EXPECT_EQ(values(s.shards()[1].second.grad()), std::vector<float>(3, 3.0f));
+  {
+    NoGrad off;
+    Tensor shard = s.shards()[0].second;
+    shard.copy_(shard * 10.0);
+  }
+  s.gather_into(params);
+  EXPECT_EQ(values(params[0]), (std::vector<float>{10, 20, 30, 40, 50, 60}));
+}
+
+TEST(Sharding, ClipUsesTheGlobalNormAsClipGradNorm) {
+  ParameterShards s(two_params());
+  const std::vector<Tensor> full = s.gather();
+  (full[0].square().sum() + full[1].square().sum()).backward();
+  std::vector<Tensor> ref = {zeros({6}), zeros({3})};
+  for (size_t i = 0; i < 2; ++i) ref[i].set_grad(s.shards()[i].second.grad().clone());
+  const double want = optim::clip_grad_norm_(ref, 1.0).item();
+  EXPECT_NEAR(clip_sharded_grad_norm_(s.shard_tensors(), 1.0).item(), want, 1e-4 * want);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto got = values(s.shards()[i].second.grad()), exp = values(ref[i].grad());
+    for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], exp[k], 1e-6);
+  }
+}
+
+TEST(Sharding, ModesAndErrors) {
+  EXPECT_EQ(shard_mode_from_string("full"), ShardMode::full);
+  EXPECT_STREQ(shard_mode_name(ShardMode::optimizer), "optimizer");
+  try {
+    shard_mode_from_string("zero3");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("--shard 'zero3'"), std::string::npos);
+  }
+  Tensor i = from_vector<int64_t>({1, 2}, {2});
+  EXPECT_THROW(ParameterShards({{"i", i}}), ValueError);
+  Tensor a = zeros({4});
+  EXPECT_EQ(distinct_bytes({a, a, Tensor(), zeros({2})}), 24);
+}
+
+}  // namespace
+}  // namespace lazax::nn
