@@ -97,10 +97,10 @@ void bench_dist(const BenchDistOptions& o) {
   auto n = [](int64_t v) { return std::to_string(v); };
   const std::string init = shell_quote((dir / "init.safetensors").string());
   const std::string batches = shell_quote((dir / "batches.npy").string());
-  const std::string train = shell_quote(fs::read_symlink("/proc/self/exe").string()) +
-                            " train --dim " + n(c.dim) + " --layers " + n(c.n_layers) +
-                            " --heads " + n(c.n_heads) + " --hidden " + n(c.hidden) + " --init " +
-                            init + " --batches " + batches + " --steps " + n(total) +
+  const std::string train = shell_quote(sibling_tool("lazax")) + " train --dim " + n(c.dim) +
+                            " --layers " + n(c.n_layers) + " --heads " + n(c.n_heads) +
+                            " --hidden " + n(c.hidden) + " --init " + init + " --batches " +
+                            batches + " --steps " + n(total) +
                             " --schedule constant --clip 0 --lr 1e-3 --mode " + o.train.mode +
                             " --threads 1 --svg '' --sample 0 --quiet";
   const std::string one_thread = "LAZAX_NUM_THREADS=1 ";
