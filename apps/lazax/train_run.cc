@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -280,6 +281,12 @@ int train(const TrainOptions& options) {
     train::StepRecord r;
     r.step = step;
     r.loss = loss.item();
+    if (!std::isfinite(r.loss)) {  // diverged: stop before saving or logging a broken model
+      throw Error("[train] the loss is " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
+                  " at step " + std::to_string(step) + " (learning rate " + std::to_string(lr) +
+                  "); the run diverged: lower --lr, set --clip, or resume from an earlier "
+                  "checkpoint");
+    }
     r.grad_norm = norm.item();
     r.lr = lr;
     r.trace_ms = trace_ms;
