@@ -57,6 +57,10 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--mode", o->mode,
                   "how the layers run: lazy, assume_pure (each layer traced once) or scan")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
+  sub->add_option("--precision", o->precision,
+                  "f32, or bf16: matmuls in bf16 (lazax::Autocast, docs/PRECISION.md) with f32 "
+                  "master weights, optimizer state and checkpoints (default f32)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   sub->add_option(
       "--remat", o->remat,
       "what each layer's backward keeps, with --mode assume_pure or scan: none (lazax's default "

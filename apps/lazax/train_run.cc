@@ -12,6 +12,7 @@
 
 #include "batches.h"
 #include "corpus.h"
+#include "lazax/api/autocast.h"
 #include "lazax/api/ops_collective.h"
 #include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
@@ -134,6 +135,10 @@ int train(const TrainOptions& options) {
   // rank 0 alone prints, logs, samples and writes files; every rank reads a checkpoint to resume.
   const int ranks = dist::world_size(), rank = dist::rank();
   TrainOptions o = options;
+  // --precision bf16: every matmul traced in this run (forward, its VJP, evaluation and the
+  // sample) multiplies in bf16; parameters, gradients and AdamW's state stay f32.
+  std::optional<Autocast> autocast;
+  if (o.precision == "bf16") autocast.emplace(DType::bf16);
   if (rank != 0) {
     o.log.clear();
     o.svg.clear();
