@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -129,6 +130,40 @@ TEST(CpuBf16Gemm, ADotThatIsAlsoAResultIsNotFolded) {
   expect_near(got[0], want[0], 0x1p-7, 1e-3, "bf16");
   for (int64_t i = 0; i < want[1].numel(); ++i)  // the convert of the cpu's own bf16 result
     EXPECT_EQ(got[1].at(i), got[0].at(i));
+}
+
+}  // namespace
+
+namespace {
+
+// f32 <-> bf16 converts (convert.cc) are the reference's bit for bit, specials and ties included.
+TEST(CpuBf16Convert, BitForBitWithTheReference) {
+  FunctionPtr f = parse_program(
+      "func @main(%a: f32[100000]) -> (bf16[100000], f32[100000]) {\n"
+      "  %0 = convert(%a) {dtype=bf16} : bf16[100000]\n"
+      "  %1 = convert(%0) {dtype=f32} : f32[100000]\n  return %0, %1\n}");
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fallback, 0);
+  Literal a = Literal::zeros(f->param_types()[0]);
+  std::mt19937 rng(3);
+  const float specials[] = {0.0f,       -0.0f,   INFINITY,
+                            -INFINITY,  NAN,     1e-40f,
+                            -1e-45f,    3.4e38f, 1.00390625f /* a tie: rounds to even */,
+                            1.01171875f /* odd tie */};
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    uint32_t bits = static_cast<uint32_t>(rng());
+    float v;
+    std::memcpy(&v, &bits, 4);
+    a.data<float>()[i] = i < 10 ? specials[i] : v;
+  }
+  const std::vector<Literal> args = {a};
+  auto want = make_backend("reference")->compile(f)->run(args);
+  auto got = exe->run(args);
+  for (size_t r = 0; r < 2; ++r) {
+    ASSERT_EQ(got[r].type, want[r].type);
+    EXPECT_EQ(std::memcmp(got[r].buffer.data(), want[r].buffer.data(), want[r].type.bytes()), 0)
+        << "result " << r;
+  }
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ class Profile {
                       : s.fn == &run_layout     ? "layout"
                       : s.fn == &run_indexing   ? "indexing"
                       : s.fn == &run_reduce     ? "reduce"
+                      : s.fn == &run_convert    ? "convert"
                       : s.fn == &run_collective ? "collective"
                                                 : "fused";
     if (by_op_.load(std::memory_order_relaxed)) {
@@ -313,6 +314,13 @@ class Compiler {
       s.state = plan_indexing(node, in);
       if (s.state) {
         s.fn = &run_indexing;
+        return;
+      }
+    }
+    if (node.op == OpCode::convert) {
+      s.state = plan_convert(node, in);
+      if (s.state) {
+        s.fn = &run_convert;
         return;
       }
     }
