@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "gemm_bf16_bench.h"
 #include "lazax/backend/backend.h"
 #include "lazax/core/error.h"
 #include "lazax/ir/builder.h"
@@ -225,6 +226,7 @@ void run_kernels_bench(const KernelsBenchOptions& options) {
   j["gemm_vs_onednn_1024"] = gemm_ratio(1024, false, reps);
   j["gemm_vs_onednn_2048"] = gemm_ratio(2048, false, reps);
   j["gemm_t_vs_onednn_1024"] = gemm_ratio(1024, true, reps);
+  j.update(gemm_bf16_bench(reps));
   j["triad_gbs"] = triad_gbs(reps);
   j["fused_chain_gbs"] = fused_chain_gbs(reps);
   j["softmax_gbs"] = rows_gbs(softmax_program(4096, 4096), reps);

@@ -73,7 +73,8 @@ def main():
     for k in ("layers", "heads", "threads", "warmup", "steps"):
         ap.add_argument("--" + k, type=int, required=True)
     ap.add_argument("--lr", type=float, default=1e-3)
-    ap.add_argument("--mode", choices=["eager", "script"], default="eager")
+    # autocast: eager under torch.autocast("cpu", dtype=torch.bfloat16) (f32 weights, AdamW f32)
+    ap.add_argument("--mode", choices=["eager", "script", "autocast"], default="eager")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model = Model(read_safetensors(a.init), a.layers, a.heads)
@@ -86,7 +87,8 @@ def main():
     for s in range(a.warmup + a.steps):
         t0 = time.perf_counter()
         opt.zero_grad()
-        loss = fn(batches[s])
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.mode == "autocast"):
+            loss = fn(batches[s])
         loss.backward()
         opt.step()
         losses.append(loss.item())
@@ -97,7 +99,8 @@ def main():
     with torch.no_grad():
         for s in range(7):
             t0 = time.perf_counter()
-            fn(batches[s % min(len(batches), 4)]).item()
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.mode == "autocast"):
+                fn(batches[s % min(len(batches), 4)]).item()
             infer.append((time.perf_counter() - t0) * 1000)
     print(json.dumps({"ms_per_step": sum(steady) / len(steady), "peak_rss_mb": peak_rss_mb(),
                       "infer_ms": sum(infer[2:]) / 5,

@@ -77,7 +77,8 @@ void add_kernels(CLI::App& bench) {
       "kernels", "The cpu backend's kernels against oneDNN, a STREAM triad and PyTorch");
   sub->footer(
       "GEMM through dot_general against oneDNN's own sgemm (256, 1024, 2048, and with a\n"
-      "transposed operand), a fused 6-op elementwise chain against a STREAM triad's bandwidth,\n"
+      "transposed operand), a bf16 1024 GEMM against oneDNN's bf16 matmul (gemm_bf16_*), a\n"
+      "fused 6-op elementwise chain against a STREAM triad's bandwidth,\n"
       "softmax and RMS norm over [4096, 4096] (GB/s, one read and one write) against PyTorch.");
   sub->add_flag("--json", options->json, "print one JSON object instead of a table");
   sub->add_flag_callback(

@@ -94,8 +94,8 @@ void bench_train(const BenchTrainOptions& o) {
                     " --heads " + n(c.n_heads) + " --hidden " + n(c.hidden) + " --init " + init +
                     " --batches " + batches + " --steps " + n(total) +
                     " --schedule constant --clip 0 --lr 1e-3 --mode " + o.train.mode +
-                    " --backend " + o.train.backend + " --threads " + n(threads) +
-                    " --svg '' --sample 0 --quiet --summary " +
+                    " --precision " + o.train.precision + " --backend " + o.train.backend +
+                    " --threads " + n(threads) + " --svg '' --sample 0 --quiet --summary " +
                     shell_quote((dir / "lazax.json").string()) + " 2>&1";
   auto [code, out] = bench::run_command(cmd);
   if (code != 0) {
@@ -110,6 +110,7 @@ void bench_train(const BenchTrainOptions& o) {
   r["steps"] = o.train.steps;
   r["threads"] = threads;
   r["backend"] = o.train.backend;
+  r["precision"] = o.train.precision;
   r["lazax_ms_per_step"] = lz["ms_per_step"];
   r["lazax_compile_ms"] = lz["compile_ms"];
   r["lazax_peak_rss_mb"] = lz["peak_rss_mb"];
@@ -142,6 +143,15 @@ void bench_train(const BenchTrainOptions& o) {
         best = t;
     }
     r["torch_ms_per_step"] = best["ms_per_step"];
+    r["torch_bf16_ms_per_step"] = nullptr;
+    if (o.train.precision == "bf16") {  // PyTorch's eager step under torch.autocast bf16
+      nlohmann::json t =
+          last_json("PyTorch (autocast bf16)", bench::run_command(env + "autocast 2>&1"));
+      r["torch_bf16_ms_per_step"] = t["ms_per_step"];
+      r["torch_bf16_last_loss"] = t["last_loss"];
+      r["lazax_over_torch_bf16_time"] =
+          lz["ms_per_step"].get<double>() / t["ms_per_step"].get<double>();
+    }
     r["torch_infer_ms"] = best_infer;  // the better of eager and TorchScript, as the step
     r["torch_mode"] = best["mode"];
     r["torch_peak_rss_mb"] = best["peak_rss_mb"];
@@ -196,6 +206,10 @@ void add_bench_train(CLI::App& bench) {
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   sub->add_option("--threads", o->threads, "threads of each (default: the machine's cores)")
       ->check(CLI::Range(int64_t{0}, int64_t{1024}));
+  sub->add_option("--precision", o->train.precision,
+                  "f32 (default) or bf16: lazax's matmuls in bf16, PyTorch also run under "
+                  "torch.autocast bf16 (torch_bf16_ms_per_step)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   sub->add_option("--mode", o->train.mode, "lazax's layer mode (default lazy)")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
   sub->add_option("--backend", o->train.backend,

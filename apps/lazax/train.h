@@ -26,7 +26,8 @@ struct TrainOptions {
   std::string corpus;  // empty: the fortunes
   std::string mode = "lazy";
   std::string remat = "none";
-  bool print_residuals = false;  // list what a layer's backward keeps (--mode assume_pure)
+  std::string precision = "f32";  // bf16: matmuls under Autocast(bf16), f32 weights and state
+  bool print_residuals = false;   // list what a layer's backward keeps (--mode assume_pure)
   std::string init, batches, save, resume, log, svg = "loss.svg";
   std::string schedule = "cosine";
   // Checkpoints (train_checkpoints.h): --resume is a file, a directory or "auto".

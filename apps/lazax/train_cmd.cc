@@ -2,8 +2,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli.h"
+#include "lazax/api/autocast.h"
 #include "lazax/optim/checkpoint.h"
 #include "lazax/runtime/context.h"
 #include "train.h"
@@ -57,6 +59,10 @@ void add_train_command(CLI::App& app) {
   sub->add_option("--mode", o->mode,
                   "how the layers run: lazy, assume_pure (each layer traced once) or scan")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
+  sub->add_option("--precision", o->precision,
+                  "f32, or bf16: matmuls in bf16 (lazax::Autocast, docs/PRECISION.md) with f32 "
+                  "master weights, optimizer state and checkpoints (default f32)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   sub->add_option(
       "--remat", o->remat,
       "what each layer's backward keeps, with --mode assume_pure or scan: none (lazax's default "
@@ -125,6 +131,7 @@ void add_sample_command(CLI::App& app) {
     int64_t tokens = 200;
     double temperature = 0.8;
     uint64_t seed = 0;
+    std::string precision = "f32";
   };
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub =
@@ -137,9 +144,15 @@ void add_sample_command(CLI::App& app) {
                   "softmax temperature (default 0.8; 0: always the likeliest byte)")
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--seed", o->seed, "seed of the sampling (default 0)");
+  sub->add_option("--precision", o->precision,
+                  "f32, or bf16: matmuls in bf16 (lazax::Autocast) on the f32 checkpoint's "
+                  "weights (default f32)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
   sub->add_option("--backend", o->backend, "the backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());
   sub->callback([o] {
+    std::optional<Autocast> autocast;
+    if (o->precision == "bf16") autocast.emplace(DType::bf16);
     nn::LlamaConfig c = checkpoint_config(o->checkpoint);
     Context::get().set_backend(o->backend);
     nn::Llama model(c);

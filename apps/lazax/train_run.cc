@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "batches.h"
 #include "corpus.h"
+#include "lazax/api/autocast.h"
 #include "lazax/api/ops_collective.h"
 #include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
@@ -148,6 +150,10 @@ int train(const TrainOptions& options) {
   // rank 0 alone prints, logs, samples and writes files; every rank reads a checkpoint to resume.
   const int ranks = dist::world_size(), rank = dist::rank();
   TrainOptions o = options;
+  // --precision bf16: every matmul traced in this run (forward, its VJP, evaluation and the
+  // sample) multiplies in bf16; parameters, gradients and AdamW's state stay f32.
+  std::optional<Autocast> autocast;
+  if (o.precision == "bf16") autocast.emplace(DType::bf16);
   if (rank != 0) {
     o.log.clear();
     o.svg.clear();
@@ -317,6 +323,12 @@ int train(const TrainOptions& options) {
     train::StepRecord r;
     r.step = step;
     r.loss = loss.item();
+    if (!std::isfinite(r.loss)) {  // diverged: stop before saving or logging a broken model
+      throw Error("[train] the loss is " + std::string(std::isnan(r.loss) ? "NaN" : "infinite") +
+                  " at step " + std::to_string(step) + " (learning rate " + std::to_string(lr) +
+                  "); the run diverged: lower --lr, set --clip, or resume from an earlier "
+                  "checkpoint");
+    }
     r.grad_norm = norm.item();
     r.lr = lr;
     r.trace_ms = trace_ms;

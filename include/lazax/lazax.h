@@ -2,6 +2,7 @@
 // transforms, pure functions, staged control flow, the nn modules, optimizers, learning-rate
 // schedules and checkpoints.
 #pragma once
+#include "lazax/api/autocast.h"
 #include "lazax/api/ops_collective.h"
 #include "lazax/api/ops_elementwise.h"
 #include "lazax/api/ops_everyday.h"

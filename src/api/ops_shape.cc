@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "lazax/api/autocast.h"
 #include "lazax/api/tensor_impl.h"
 
 namespace lazax {
@@ -307,6 +308,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const DType t = a.dtype();
   if (t == DType::boolean)
     throw DTypeError("[matmul] does not accept bool operands, got " + ctx() + "; convert first");
+  // Under Autocast(bf16): f32 operands multiply in bf16 (f32 accumulation), the result is f32.
+  if (const DType c = autocast_dtype(); t == DType::f32 && c != DType::f32)
+    return matmul(a.to(c), b.to(c)).to(DType::f32);
   // 1-D operands act as matrices [1, k] and [k, 1]; that extra dim is removed from the result.
   std::vector<int64_t> xs = a.sizes(), ys = b.sizes();
   if (a.dim() == 1) xs.insert(xs.begin(), 1);

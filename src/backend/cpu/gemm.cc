@@ -133,12 +133,14 @@ struct Gemm : StepState {
   char ta = 'N', tb = 'N';
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0;
   size_t elem = 4;
+  TensorType out;  // the node's result type, or the f32 type of a folded convert
   memory::desc a_md, b_md, c_md;
   dnnl::matmul prim;
   [[nodiscard]] std::string describe() const override {
-    return copy_a || copy_b
-               ? std::string(" (copies") + (copy_a ? " lhs" : "") + (copy_b ? " rhs" : "") + ")"
-               : std::string();
+    std::string d = copy_a || copy_b ? std::string(" (copies") + (copy_a ? " lhs" : "") +
+                                           (copy_b ? " rhs" : "") + ")"
+                                     : std::string();
+    return elem == 2 && out.dtype == DType::f32 ? d + " (bf16 -> f32, convert folded)" : d;
   }
 };
 
@@ -147,11 +149,11 @@ memory::desc desc_of(const View& v, memory::data_type dt) {
 }
 
 // The primitive for the views, or false when oneDNN offers none (or only its reference one).
-bool make_primitive(Gemm& g, memory::data_type dt, int64_t n) {
+bool make_primitive(Gemm& g, memory::data_type dt, memory::data_type out_dt, int64_t n) {
   try {
     g.a_md = desc_of(g.a, dt);
     g.b_md = desc_of(g.b, dt);
-    g.c_md = memory::desc({g.a.d[0], g.a.d[1], n}, dt, memory::format_tag::abc);
+    g.c_md = memory::desc({g.a.d[0], g.a.d[1], n}, out_dt, memory::format_tag::abc);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(g.a_md, g.b_md, g.c_md), engine());
     if (std::string(pd.impl_info_str()).find("ref") != std::string::npos) return false;
     g.prim = dnnl::matmul(pd);
@@ -187,11 +189,14 @@ bool plan_sgemm(Gemm& g) {
 
 }  // namespace
 
-std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in) {
+std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in,
+                                     const TensorType* out) {
   const auto* at = std::get_if<DotGeneralAttrs>(&node.attrs);
   if (!at || in.size() != 2 || node.outputs.size() != 1) return nullptr;
   DType dt = node.outputs[0].dtype;
   if ((dt != DType::f32 && dt != DType::bf16) || in[0].dtype != dt || in[1].dtype != dt)
+    return nullptr;
+  if (out && (dt != DType::bf16 || out->dtype != DType::f32 || out->shape != node.outputs[0].shape))
     return nullptr;
   const Shape &ls = in[0].shape, &rs = in[1].shape;
   if (node.outputs[0].numel() == 0 || ls.numel() == 0 || rs.numel() == 0) return nullptr;
@@ -209,12 +214,14 @@ std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorTyp
   IntList rf = free_dims(rs.rank(), at->rhs_batch, at->rhs_contracting);
   auto g = std::make_shared<Gemm>();
   g->elem = dt == DType::f32 ? 4 : 2;
+  g->out = out ? *out : node.outputs[0];
   const IntList lgroups[3] = {at->lhs_batch, lf, at->lhs_contracting};
   const IntList rgroups[3] = {at->rhs_batch, at->rhs_contracting, rf};
   g->a = make_view(ls, lgroups);
   g->b = make_view(rs, rgroups);
   int64_t n = g->b.d[2];
   memory::data_type mdt = dt == DType::f32 ? memory::data_type::f32 : memory::data_type::bf16;
+  memory::data_type odt = g->out.dtype == DType::f32 ? memory::data_type::f32 : mdt;
   // In place through strides when both operands merge; else copy the one(s) that do not.
   g->copy_a = !g->a.merged;
   g->copy_b = !g->b.merged;
@@ -223,11 +230,11 @@ std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorTyp
   g->one_thread = g->a.d[0] * g->a.d[1] * g->a.d[2] * n < kOneThreadMacs;
   OneThread scope(g->one_thread);
   if (dt == DType::f32 && g->a.d[0] == 1 && plan_sgemm(*g)) return g;
-  if (make_primitive(*g, mdt, n)) return g;
+  if (make_primitive(*g, mdt, odt, n)) return g;
   g->copy_a = g->copy_b = true;
   contiguous(g->a);
   contiguous(g->b);
-  if (make_primitive(*g, mdt, n)) return g;
+  if (make_primitive(*g, mdt, odt, n)) return g;
   return nullptr;
 }
 
@@ -235,7 +242,7 @@ void run_gemm(const Step& step, Frame& frame) {
   const Gemm& g = static_cast<const Gemm&>(*step.state);
   const Literal& lhs = frame[static_cast<size_t>(step.in[0])];
   const Literal& rhs = frame[static_cast<size_t>(step.in[1])];
-  const TensorType& t = step.node->outputs[0];
+  const TensorType& t = g.out;
   Literal out(t, allocate_output(t.bytes()));
   Buffer ta, tb;  // canonical copies, when needed
   const void* a = lhs.buffer.data();

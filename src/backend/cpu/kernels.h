@@ -18,9 +18,17 @@ using SubCompiler = std::function<ProgramPtr(const FunctionPtr&)>;
 void run_fallback(const Step& step, Frame& frame);
 
 // dot_general on f32/bf16 through oneDNN: the kernel and its state (a primitive for this node's
-// shapes), or a null state when the node is not handled (other dtypes, empty shapes).
-std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in);
+// shapes), or a null state when the node is not handled (other dtypes, empty shapes). `out`,
+// when given, is the f32 type of a convert folded into a bf16 dot (dot_convert_folds).
+std::shared_ptr<StepState> plan_gemm(const Node& node, std::span<const TensorType> in,
+                                     const TensorType* out = nullptr);
 void run_gemm(const Step& step, Frame& frame);
+// convert between f32 and bf16 as one parallel loop (convert.cc); null for other dtypes.
+std::shared_ptr<StepState> plan_convert(const Node& node, std::span<const TensorType> in);
+void run_convert(const Step& step, Frame& frame);
+// Per node: for a bf16 dot_general whose only use is a convert to f32 (neither a result nor in
+// a fusion group), the index of that convert, which the dot's step then writes in f32; else -1.
+std::vector<int32_t> dot_convert_folds(const Function& f, std::span<const int32_t> group_of);
 
 // broadcast_in_dim, transpose, slice, concatenate and pad without interior padding or negative
 // edges (any dtype) as strided copies; null for what the interpreter's kernel keeps.

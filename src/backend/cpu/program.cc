@@ -79,6 +79,7 @@ class Profile {
                       : s.fn == &run_layout     ? "layout"
                       : s.fn == &run_indexing   ? "indexing"
                       : s.fn == &run_reduce     ? "reduce"
+                      : s.fn == &run_convert    ? "convert"
                       : s.fn == &run_collective ? "collective"
                                                 : "fused";
     if (by_op_.load(std::memory_order_relaxed)) {
@@ -225,6 +226,8 @@ class Compiler {
         group_of[static_cast<size_t>(m)] = static_cast<int32_t>(g);
       last_member[g] = groups[g].members.back();
     }
+    const std::vector<int32_t> fold = dot_convert_folds(f, group_of);
+    std::vector<bool> folded(f.nodes().size(), false);  // converts a dot's step writes
     std::vector<bool> used_outside(f.nodes().size(), false);
     for (const Node& node : f.nodes()) {
       int32_t g = group_of[static_cast<size_t>(&node - f.nodes().data())];
@@ -246,12 +249,24 @@ class Compiler {
         p.steps_.push_back(std::move(s));
         continue;
       }
+      if (folded[i]) continue;
       Step s;
       s.node = &node;
       in_types.clear();
       for (ValueRef v : node.operands) {
         s.in.push_back(slot(v));
         in_types.push_back(f.type(v));
+      }
+      if (const int32_t c = fold[i]; c >= 0) {
+        s.state = plan_gemm(node, in_types, &f.nodes()[static_cast<size_t>(c)].outputs[0]);
+        if (s.state) {
+          s.fn = &run_gemm;
+          s.out.push_back(base[static_cast<size_t>(c)]);
+          folded[static_cast<size_t>(c)] = true;
+          ++p.stats_.gemm;
+          p.steps_.push_back(std::move(s));
+          continue;
+        }
       }
       for (size_t k = 0; k < node.outputs.size(); ++k)
         s.out.push_back(base[i] + static_cast<int32_t>(k));
@@ -299,6 +314,13 @@ class Compiler {
       s.state = plan_indexing(node, in);
       if (s.state) {
         s.fn = &run_indexing;
+        return;
+      }
+    }
+    if (node.op == OpCode::convert) {
+      s.state = plan_convert(node, in);
+      if (s.state) {
+        s.fn = &run_convert;
         return;
       }
     }
