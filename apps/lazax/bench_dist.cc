@@ -121,10 +121,16 @@ void bench_dist(const BenchDistOptions& o) {
                                      one));
     for (const std::string& m : modes) {
       const fs::path s = dir / (m + ".json");
-      runs[m].push_back(run_json(
-          "mpirun -np 2 lazax train --shard " + m,
-          one_thread + mpirun + train + " --shard " + m + " --summary " + shell_quote(s.string()),
-          s));
+      std::string what = "mpirun -np 2 lazax train --shard ";
+      what += m;
+      std::string cmd = one_thread;
+      cmd += mpirun;
+      cmd += train;
+      cmd += " --shard ";
+      cmd += m;
+      cmd += " --summary ";
+      cmd += shell_quote(s.string());
+      runs[m].push_back(run_json(what, cmd, s));
     }
     if (o.peers) runs["torch"].push_back(run_json("PyTorch DDP (gloo, 2 processes)", torch, {}));
   }

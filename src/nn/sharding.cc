@@ -105,6 +105,7 @@ std::vector<Tensor> ParameterShards::gather() const {
   std::vector<Tensor> full(shards_.size());
   for (const std::vector<size_t>& bucket : buckets(false)) {
     std::vector<Tensor> parts;
+    parts.reserve(bucket.size());
     for (size_t i : bucket) parts.push_back(shards_[i].second);
     Tensor local = parts.size() == 1 ? parts[0] : cat(parts, 0);
     Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of shards]

@@ -142,7 +142,7 @@ std::vector<Batched> batch_dynamic_update_slice(const BatchContext& c) {
   Tensor mask;
   for (int64_t d = 0; d < rank; ++d) {
     Tensor pos = record_op(OpCode::iota, {}, IotaAttrs{DType::i64, x.shape(), d + 1});
-    Shape full = x.shape();
+    const Shape& full = x.shape();
     Tensor lo = record_op(OpCode::broadcast_in_dim, {&starts[static_cast<size_t>(d)]},
                           BroadcastInDimAttrs{full, {0}});
     Tensor in = bitwise_and(
