@@ -19,7 +19,11 @@ ROOTS = ("src/", "include/", "tests/", "apps/", "bench/", "docs/", "examples/", 
 def main() -> int:
     root = pathlib.Path(sys.argv[1]).resolve()
     docs = sorted((root / "docs").glob("*.md")) + [root / "README.md"]
-    md_names = {p.name for p in root.rglob("*.md") if "build" not in p.relative_to(root).parts[:1]}
+    # The repository's own files: not build trees (build/, build-asan/, build-fuzz/, which other
+    # tests write into while this runs) or dot-directories.
+    tops = [d for d in root.iterdir() if not d.name.startswith(("build", "."))]
+    md_names = {p.name for d in tops for p in ([d] if d.is_file() else d.rglob("*.md"))
+                if p.suffix == ".md"}
     bad = []
     for doc in docs:
         text = doc.read_text()
