@@ -193,19 +193,7 @@ void add_bench_dist(CLI::App& bench) {
       "--repeats runs: ms per step, the time and bytes of lazax's collectives per step, each\n"
       "rank's bytes of parameters, gradients and optimizer state, and rank 0's peak RSS.");
   sub->add_flag("--json", o->json, "print one JSON object");
-  sub->add_option("--model", o->train.model, "tiny (default) or small")
-      ->check(CLI::IsMember({"tiny", "small"}));
-  const auto pos = CLI::Range(int64_t{1}, int64_t{1} << 20);
-  sub->add_option("--dim", o->train.dim, "override the preset's width")->check(pos);
-  sub->add_option("--layers", o->train.layers, "override the preset's layers")->check(pos);
-  sub->add_option("--heads", o->train.heads, "override the preset's heads")->check(pos);
-  sub->add_option("--hidden", o->train.hidden, "override the preset's MLP size")->check(pos);
-  sub->add_option("--batch", o->train.batch, "override the preset's batch (even)")->check(pos);
-  sub->add_option("--seq", o->train.seq, "override the preset's sequence length")->check(pos);
-  sub->add_option("--steps", o->train.steps, "timed steps (default 5)")
-      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
-  sub->add_option("--warmup", o->warmup, "untimed steps first (default 2)")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  add_bench_model_options(*sub, o->train, o->warmup, "override the preset's batch (even)");
   sub->add_option("--repeats", o->repeats, "runs of each configuration (default 3; medians)")
       ->check(CLI::Range(int64_t{1}, int64_t{100}));
   sub->add_option("--mode", o->train.mode, "lazax's layer mode (default lazy)")

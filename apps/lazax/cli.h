@@ -83,6 +83,11 @@ void add_bench_command(CLI::App& app);
 void add_train_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
 void add_export_command(CLI::App& app);
+struct TrainOptions;
+// The flags `bench train` and `bench dist` share: --model and the preset overrides (--dim,
+// --layers, --heads, --hidden, --batch, --seq), --steps and --warmup (bench_model_flags.cc).
+void add_bench_model_options(CLI::App& sub, TrainOptions& train, int64_t& warmup,
+                             const char* batch_help);
 // `lazax bench train` (bench_train.cc), under `bench`.
 void add_bench_train(CLI::App& bench);
 // `lazax bench dist` (bench_dist.cc): data parallel against PyTorch DDP.
