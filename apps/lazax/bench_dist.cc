@@ -155,13 +155,13 @@ void bench_dist(const BenchDistOptions& o) {
   nlohmann::ordered_json ms, rss, state, bytes;
   for (const std::string& m : modes) {
     ms[m] = med(m, "ms_per_step");
-    rss[m] = med(m, "peak_rss_mb");
+    rss[m] = med(m, "peak_rss_mb_max_rank");
     state[m] = med(m, "state_bytes_per_rank");
     bytes[m] = med(m, "dist_bytes_per_step");
   }
   r["ms_per_step_2ranks_by_shard"] = ms;
   r["bytes_per_step_by_shard"] = bytes;
-  r["peak_rss_mb_per_rank"] = rss;  // rank 0's VmHWM
+  r["peak_rss_mb_per_rank"] = rss;  // the largest VmHWM of the ranks
   r["state_bytes_per_rank"] = state;
   r["peak_rss_mb_1rank"] = med("1rank", "peak_rss_mb");
   if (o.peers) {

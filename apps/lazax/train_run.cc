@@ -88,7 +88,7 @@ double peak_rss_mb() {
 
 void write_summary(const std::string& path, const train::Curve& curve,
                    const std::vector<double>& step_ms, double infer_ms, int64_t state_bytes,
-                   const std::pair<double, double>& dist_per_step) {
+                   const std::pair<double, double>& dist_per_step, double peak_rss_max_mb) {
   double steady = 0;
   int n = 0;
   for (size_t i = std::min<size_t>(2, step_ms.size() - 1); i < step_ms.size(); ++i, ++n)
@@ -104,7 +104,10 @@ void write_summary(const std::string& path, const train::Curve& curve,
   j["execute_ms"] = ms("ExecuteTime");
   j["trace_ms"] = ms("TraceTime");
   j["compiles"] = compiles();
+  // This rank's (rank 0 writes the summary), and the largest of any rank: rank 0 also measured
+  // the inference pass after the ranks compared theirs.
   j["peak_rss_mb"] = peak_rss_mb();
+  j["peak_rss_mb_max_rank"] = std::max(peak_rss_max_mb, peak_rss_mb());
   j["infer_ms"] = infer_ms;
   j["state_bytes_per_rank"] = state_bytes;
   j["dist_ms_per_step"] = dist_per_step.first;  // in the collectives (waits for peers included)
@@ -383,6 +386,12 @@ int train(const TrainOptions& options) {
       ranks == 1 ? "" : "s");
   sharding.materialize();  // full: the whole model again, for the summary and the sample
   if (!o.quiet) std::printf("\n%s", metrics::report().c_str());
+  // Every rank takes part (only rank 0 writes the summary): the largest peak RSS of any rank.
+  const double peak_rss_max_mb =
+      ranks == 1
+          ? peak_rss_mb()
+          : static_cast<double>(
+                pmax(Tensor(Literal::scalar<float>(static_cast<float>(peak_rss_mb())))).item());
   if (!o.summary.empty() && !train_curve.empty()) {
     std::vector<train::Batch> infer_batches;
     for (int64_t i = 0; i < std::min<int64_t>(steps, 4); ++i)
@@ -392,7 +401,7 @@ int train(const TrainOptions& options) {
         (dist_end.first - dist_steady.first) / static_cast<double>(timed),
         (dist_end.second - dist_steady.second) / static_cast<double>(timed)};
     write_summary(o.summary, train_curve, step_ms, infer_ms_per_step(model, infer_batches, mode),
-                  state_bytes, dist_per_step);
+                  state_bytes, dist_per_step, peak_rss_max_mb);
   }
   if (!train_curve.empty()) {
     std::printf("\nloss: %.4f at step %lld -> %.4f at step %lld", train_curve.front().second,

@@ -55,6 +55,12 @@ def main() -> int:
     for mode in ("none", "optimizer", "full"):
         two, summary = train(2, mode, "--steps", "20", "--shard", mode)
         state[mode] = summary["state_bytes_per_rank"]
+        # The largest peak RSS over the ranks is at least rank 0's own (the one who writes it).
+        rss_ok = summary["peak_rss_mb_max_rank"] >= summary["peak_rss_mb"] > 0
+        print(f"--shard {mode}: peak RSS {summary['peak_rss_mb']:.1f} MB on rank 0, "
+              f"{summary['peak_rss_mb_max_rank']:.1f} MB the largest: "
+              f"{'ok' if rss_ok else 'FAILED'}")
+        ok &= rss_ok
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process (first 2)", one, two, [1, 2])
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process", one, two, list(range(1, 21)))
     ratio = state["full"] / state["none"]
