@@ -6,44 +6,13 @@ sharded on 2, and one written with --shard full resumes with --shard optimizer, 
 uninterrupted run's losses. Each rank's bytes of parameters, gradients and optimizer state with
 --shard full are at most 0.55x those of plain data parallel. An unknown --shard is an error.
 Usage: shard.py MPIRUN LAZAX SCRATCH_DIR"""
-import json
-import os
-import pathlib
 import shutil
-import subprocess
 import sys
 
-MPIRUN, LAZAX, SCRATCH = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
-COMMON = ["train", "--model", "tiny", "--quiet", "--sample", "0", "--svg", "", "--seed", "3",
-          "--schedule", "constant"]  # (a run cut at step 10 then has the same learning rates)
+from train_runs import SCRATCH, agree, run, train
+
 SMALL = ["--dim", "64", "--layers", "2", "--heads", "4", "--hidden", "96", "--batch", "6",
          "--seq", "32"]
-ENV = dict(os.environ, LAZAX_NUM_THREADS="1")
-
-
-def run(ranks, args):
-    cmd = [LAZAX, *COMMON, *args]
-    if ranks > 1:
-        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), *cmd]
-    return cmd, subprocess.run(cmd, env=ENV, capture_output=True, text=True, timeout=600)
-
-
-def train(ranks, name, *args):
-    log, summary = SCRATCH / f"{name}.jsonl", SCRATCH / f"{name}.json"
-    cmd, p = run(ranks, ["--log", str(log), "--summary", str(summary), *args])
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout[-2000:]}"
-                         f"{p.stderr[-2000:]}")
-    losses = {r["step"]: r["loss"] for r in map(json.loads, log.read_text().splitlines())}
-    return losses, json.loads(summary.read_text())
-
-
-def agree(what, a, b, steps):
-    worst = max(abs(a[s] - b[s]) / abs(a[s]) for s in steps)
-    ok = worst <= 1e-5
-    print(f"{what}: steps {steps[0]}-{steps[-1]}, worst relative difference {worst:.2e}: "
-          f"{'ok' if ok else 'FAILED'}")
-    return ok
 
 
 def main() -> int:
