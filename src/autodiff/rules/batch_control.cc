@@ -137,7 +137,9 @@ std::vector<Batched> batch_cond(const BatchContext& c) {
 
 // while: the carries the body makes batched get the batch; a batched predicate loops while any
 // example's holds, each changing carry selected per example so that finished examples keep
-// their values (carries the body passes through unchanged stay as they are).
+// their values (carries the body passes through unchanged stay as they are). The per-example
+// predicate is then one more carry, computed once per iteration at the end of the body (and once
+// before the loop), which the loop's condition reduces with any and the next body's selects read.
 std::vector<Batched> batch_while_(const BatchContext& c) {
   const auto& a = c.attr<WhileAttrs>();
   Mask b = mask_of(c.inputs);
@@ -154,23 +156,30 @@ std::vector<Batched> batch_while_(const BatchContext& c) {
   for (size_t i = 0; i < b.size(); ++i)
     init.push_back(b[i] ? materialize(c.inputs[i], c.size) : c.inputs[i].t);
   const int64_t size = c.size;
+  const size_t n = b.size();
   auto pred = [&](const Tensors& cs) { return batch_function(*a.cond, with_mask(cs, b), size)[0]; };
-  BranchFn cond_fn = [&](const Tensors& cs) {
-    Batched p = pred(cs);
-    return Tensors{p.batched ? any(p.t) : p.t};
-  };
+  if (!pred_batched) {
+    BranchFn cond_fn = [&](const Tensors& cs) { return Tensors{pred(cs).t}; };
+    BranchFn body_fn = [&](const Tensors& cs) { return run_batched(*a.body, cs, b, b, size); };
+    return with_mask(while_loop(cond_fn, body_fn, init), b);
+  }
+  init.push_back(materialize(pred(init), size));  // carry n: each example's predicate
+  BranchFn cond_fn = [&](const Tensors& cs) { return Tensors{any(cs[n])}; };
   BranchFn body_fn = [&](const Tensors& cs) {
-    Tensors next = run_batched(*a.body, cs, b, b, size);
-    if (!pred_batched) return next;
-    Batched p = pred(cs);
-    for (size_t i = 0; i < next.size(); ++i) {
+    const Tensors carries(cs.begin(), cs.begin() + static_cast<long>(n));
+    Tensors next = run_batched(*a.body, carries, b, b, size);
+    const Batched p{cs[n], true};
+    for (size_t i = 0; i < n; ++i) {
       if (!b[i]) continue;
-      std::vector<Batched> sel{p, {next[i], true}, {cs[i], true}};
+      std::vector<Batched> sel{p, {next[i], true}, {carries[i], true}};
       next[i] = batch_op(OpCode::select, {}, sel, size)[0].t;
     }
+    next.push_back(materialize(pred(next), size));
     return next;
   };
-  return with_mask(while_loop(cond_fn, body_fn, init), b);
+  Tensors out = while_loop(cond_fn, body_fn, init);
+  out.pop_back();
+  return with_mask(out, b);
 }
 
 // scan: batched carries (to a fixed point) and xs, the batch of each x moved behind the scanned
