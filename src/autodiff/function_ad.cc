@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine.h"
+#include "lazax/autodiff/batching.h"
 #include "lazax/autodiff/remat.h"
 #include "lazax/autodiff/rules.h"
 #include "lazax/autodiff/tape.h"
@@ -563,6 +564,7 @@ void clear_program_caches() {
   std::lock_guard<std::mutex> lock(g_mu);
   g_vjp_cache.clear();
   g_jvp_cache.clear();
+  clear_batched_call_cache();
 }
 
 FunctionPtr jvp_program(const FunctionPtr& f) {

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "lazax/autodiff/function_ad.h"
 #include "lazax/core/metrics.h"
 #include "lazax/runtime/context.h"
 #include "vmap_test_util.h"
@@ -32,7 +33,14 @@ Tensor loop(F f, const Tensor& xs) {
   return stack(r, 0);
 }
 
-TEST(VmapCache, TracedOncePerSignature) {
+// Each test starts from empty program caches: a structurally equal callee traced by an earlier
+// test (or an earlier --gtest_repeat round) would otherwise be found cached.
+class VmapCache : public ::testing::Test {
+ protected:
+  void SetUp() override { autodiff::clear_program_caches(); }
+};
+
+TEST_F(VmapCache, TracedOncePerSignature) {
   // A traced program called as one node (what assume_pure records), so that PureTraces counts
   // only vmap's traces, not the callee's own.
   FunctionPtr fn = trace([](const Tensor& x) { return (x * x - x).tanh(); }, randn({4}));
@@ -68,7 +76,7 @@ TEST(VmapCache, TracedOncePerSignature) {
   EXPECT_EQ(traces() - t0, 2);
 }
 
-TEST(VmapCache, CalleeBatchedProgramSharedAcrossVmapObjects) {
+TEST_F(VmapCache, CalleeBatchedProgramSharedAcrossVmapObjects) {
   FunctionPtr fn =
       trace([](const Tensor& x, const Tensor& y) { return (x * y).sum(); }, randn({3}), randn({3}));
   auto pure = [&](const Tensor& x, const Tensor& y) { return call(fn, {x, y})[0]; };
@@ -95,7 +103,7 @@ TEST(VmapCache, CalleeBatchedProgramSharedAcrossVmapObjects) {
   expect_near(r2, stack(want, 0));
 }
 
-TEST(VmapCache, GradientsThroughTheCachedProgram) {
+TEST_F(VmapCache, GradientsThroughTheCachedProgram) {
   Tensor w = randn({3}).requires_grad_(true);
   auto pure = assume_pure([&](const Tensor& x) { return (x * w).tanh().sum(); });
   auto v = vmap(pure);

@@ -60,4 +60,8 @@ std::vector<Batched> batch_op(OpCode op, const SharedAttrs& attrs, std::span<con
 std::vector<Batched> batch_function(const Function& f, const std::vector<Batched>& args,
                                     int64_t size);
 
+// Forgets the batched programs of calls traced so far (batch_call's cache); clear_program_caches
+// (function_ad.h) calls it. Not while a program of theirs may still be recorded or run.
+void clear_batched_call_cache();
+
 }  // namespace lazax::autodiff

@@ -130,4 +130,9 @@ std::vector<Batched> batch_call(const BatchContext& c) {
   return as_batched(detail::call_pure(*e, args));
 }
 
+void clear_batched_call_cache() {
+  std::lock_guard<std::mutex> lock(g_calls_mu);
+  g_calls.clear();
+}
+
 }  // namespace lazax::autodiff
