@@ -81,6 +81,21 @@ TEST(AssumePure, OutputsAndGradientsEqualPlainCode) {
   expect_near(vec(l1.b.grad()), vec(l2.b.grad()));
 }
 
+// scatter_add's VJP (for src, a gather that masks out-of-bounds windows) inside the VJP program
+// of an assume_pure function: the mask's bounds are constants of the program, not data captured
+// from outside (which failed with "the joint program ... captured 1 tensors from outside").
+TEST(AssumePure, ScatterAddGradientInsideThePureFunction) {
+  Tensor w = from_vector<float>({1, 2, 3, 4, 5, 6}, {3, 2});
+  auto f = assume_pure([&](const Tensor& src, const Tensor& idx) {
+    return (scatter_add(zeros({3, 2}), 0, idx, src) * w).sum();
+  });
+  Tensor src = from_vector<float>({1, 1, 1, 1}, {2, 2}).requires_grad_();
+  Tensor idx = from_vector<int64_t>({2, 0, 1, 2}, {2, 2});
+  f(src, idx).backward();
+  // d/dsrc[i][j] = w[idx[i][j]][j]
+  expect_near(vec(src.grad()), {5, 2, 3, 6});
+}
+
 TEST(AssumePure, ArgumentWithoutRequiresGradGetsNone) {
   Tensor a = from_vector<float>({1, 2}, {2}).requires_grad_();
   Tensor b = from_vector<float>({3, 4}, {2});

@@ -28,7 +28,11 @@ Tensor in_bounds(const Tensor& indices, const Shape& operand_shape, const IntLis
   }
   const Shape& is = indices.shape();
   IntList last_dim = {static_cast<int64_t>(is.rank()) - 1};
-  Tensor hi = from_vector<int64_t>(upper, {static_cast<int64_t>(k)}).to(indices.dtype());
+  // A constant node, not a data tensor: inside a VJP program's trace data would be a capture.
+  Tensor hi = record_op(
+      OpCode::constant, {},
+      ConstantAttrs{Literal::from_vector<int64_t>(upper, Shape({static_cast<int64_t>(k)}))});
+  hi = hi.to(indices.dtype());
   hi = record_op(OpCode::broadcast_in_dim, {hi}, BroadcastInDimAttrs{is, last_dim});
   Tensor lo = zeros(is.vec(), indices.dtype());
   Tensor ok = ge(indices, lo).to(DType::i32) * le(indices, hi).to(DType::i32);
