@@ -4,6 +4,7 @@
 #include "lazax/stablehlo/export.h"
 
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -311,6 +312,14 @@ class Exporter {
                std::ostringstream& o, const std::string& ind);
   Names control(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
                 std::ostringstream& o, const std::string& ind);
+  Names gather(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
+               std::ostringstream& o, const std::string& ind);
+  Names scatter(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
+                std::ostringstream& o, const std::string& ind);
+  Names start_bounds(const TensorType& idx, const TensorType& operand, const IntList& index_map,
+                     const IntList& window, std::ostringstream& o, const std::string& ind,
+                     Names& lo);
+  std::string binary_body(const char* combine, DType t, const std::string& ind);
 
   Form form_;
   int next_ = 0;
@@ -376,14 +385,131 @@ Names Exporter::reduce(const Node& node, const Names& in, const std::vector<Tens
   Names init = results(1, lhs);
   o << ind << lhs << " = \"stablehlo.constant\"() {value = " << init_value(node.op, scalar.dtype)
     << "} : () -> " << type(scalar) << "\n";
-  std::string a = "%" + std::to_string(next_++), b = "%" + std::to_string(next_++),
-              r = "%" + std::to_string(next_++), st = type(scalar);
-  std::string body = "({\n" + ind + "^bb0(" + a + ": " + st + ", " + b + ": " + st + "):\n" + ind +
-                     "  " + r + " = \"stablehlo." + combine + "\"(" + a + ", " + b + ") : (" + st +
-                     ", " + st + ") -> " + st + "\n" + ind + "  \"stablehlo.return\"(" + r +
-                     ") : (" + st + ") -> ()\n" + ind + "}) ";
   return generic("reduce", {in[0], init[0]}, {in_types[0], scalar}, node.outputs,
-                 "dimensions = " + ints(node.attr<ReduceAttrs>().axes), o, ind, body);
+                 "dimensions = " + ints(node.attr<ReduceAttrs>().axes), o, ind,
+                 binary_body(combine, scalar.dtype, ind));
+}
+
+// `({ ^bb0(%a: t, %b: t): %r = "stablehlo.COMBINE"(%a, %b); return %r }) `, t a scalar of `t`:
+// the body of a reduce or a scatter.
+std::string Exporter::binary_body(const char* combine, DType t, const std::string& ind) {
+  std::string a = "%" + std::to_string(next_++), b = "%" + std::to_string(next_++),
+              r = "%" + std::to_string(next_++), st = type(TensorType{t, Shape()});
+  return "({\n" + ind + "^bb0(" + a + ": " + st + ", " + b + ": " + st + "):\n" + ind + "  " + r +
+         " = \"stablehlo." + combine + "\"(" + a + ", " + b + ") : (" + st + ", " + st + ") -> " +
+         st + "\n" + ind + "  \"stablehlo.return\"(" + r + ") : (" + st + ") -> ()\n" + ind + "}) ";
+}
+
+// The bounds of the start indices `idx` (index vector last) whose windows fit in `operand`:
+// lo (zeros) and the returned hi (dim - window for each operand dim of index_map), both
+// broadcast to idx's shape.
+Names Exporter::start_bounds(const TensorType& idx, const TensorType& operand,
+                             const IntList& index_map, const IntList& window, std::ostringstream& o,
+                             const std::string& ind, Names& lo) {
+  auto k = static_cast<int64_t>(index_map.size());
+  TensorType vec{idx.dtype, Shape({k})};
+  Literal hi = Literal::zeros(vec);
+  for (int64_t j = 0; j < k; ++j) {
+    auto d = static_cast<size_t>(index_map[static_cast<size_t>(j)]);
+    Literal v = Literal::scalar_of(idx.dtype, static_cast<double>(operand.shape[d] - window[d]));
+    std::memcpy(static_cast<uint8_t*>(hi.buffer.data()) + j * dtype_size(idx.dtype),
+                v.buffer.data(), dtype_size(idx.dtype));
+  }
+  IntList last = {static_cast<int64_t>(idx.shape.dims().size()) - 1};
+  std::string dims = "broadcast_dimensions = " + ints(last);
+  lo = generic("broadcast_in_dim", constant(Literal::zeros(vec), o, ind), {vec}, {idx}, dims, o,
+               ind);
+  return generic("broadcast_in_dim", constant(hi, o, ind), {vec}, {idx}, dims, o, ind);
+}
+
+// StableHLO's gather clamps each start index so that its window fits: lazax's clip mode as it
+// is. fill mode adds the mask JAX writes: a window that does not fit reads the fill value
+// (NaN for floats, the lowest signed, the highest unsigned, true), as the interpreter's.
+Names Exporter::gather(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
+                       std::ostringstream& o, const std::string& ind) {
+  const auto& a = node.attr<GatherAttrs>();
+  const TensorType &operand = in_types[0], &idx = in_types[1], &out = node.outputs[0];
+  auto rank = static_cast<int64_t>(idx.shape.dims().size());
+  Names g = generic("gather", in, in_types, node.outputs,
+                    "dimension_numbers = #stablehlo.gather<offset_dims = " + list(a.offset_dims) +
+                        ", collapsed_slice_dims = " + list(a.collapsed_slice_dims) +
+                        ", start_index_map = " + list(a.start_index_map) +
+                        ", index_vector_dim = " + std::to_string(rank - 1) +
+                        ">, indices_are_sorted = false, slice_sizes = " + ints(a.slice_sizes),
+                    o, ind);
+  if (a.mode == GatherMode::clip || a.start_index_map.empty()) return g;
+  Names lo;
+  Names hi = start_bounds(idx, operand, a.start_index_map, a.slice_sizes, o, ind, lo);
+  TensorType pred{DType::boolean, idx.shape};
+  auto cmp = [&](const Names& x, const char* dir) {
+    return generic(
+        "compare", x, {idx, idx}, {pred},
+        std::string("comparison_direction = #stablehlo<comparison_direction ") + dir + ">", o, ind);
+  };
+  Names fits = generic("and", {cmp({in[1], lo[0]}, "GE")[0], cmp({in[1], hi[0]}, "LE")[0]},
+                       {pred, pred}, {pred}, "", o, ind);
+  // All of a window's start indices fit: an and-reduce over the index vector.
+  std::vector<int64_t> batch_dims(idx.shape.dims().begin(), idx.shape.dims().end() - 1);
+  TensorType batch{DType::boolean, Shape(batch_dims)};
+  Literal yes = Literal::scalar_of(DType::boolean, 1);
+  Names all =
+      generic("reduce", {fits[0], constant(yes, o, ind)[0]}, {pred, yes.type}, {batch},
+              "dimensions = " + ints({rank - 1}), o, ind, binary_body("and", DType::boolean, ind));
+  IntList out_batch;
+  for (int64_t d = 0; d < static_cast<int64_t>(out.shape.dims().size()); ++d) {
+    bool offset = false;
+    for (int64_t x : a.offset_dims) offset = offset || x == d;
+    if (!offset) out_batch.push_back(d);
+  }
+  TensorType mask{DType::boolean, out.shape};
+  Names m = generic("broadcast_in_dim", all, {batch}, {mask},
+                    "broadcast_dimensions = " + ints(out_batch), o, ind);
+  bool fl = is_floating(out.dtype);
+  bool is_signed = out.dtype == DType::i8 || out.dtype == DType::i32 || out.dtype == DType::i64;
+  Literal fill = Literal::scalar_of(out.dtype, 0);
+  auto* p = static_cast<uint8_t*>(fill.buffer.data());
+  size_t bytes = dtype_size(out.dtype);
+  if (fl) {
+    fill = Literal::scalar_of(out.dtype, std::numeric_limits<double>::quiet_NaN());
+  } else if (out.dtype == DType::boolean) {
+    p[0] = 1;
+  } else {
+    std::memset(p, 0xFF, bytes);                                   // the highest unsigned
+    if (is_signed) std::memset(p, 0, bytes), p[bytes - 1] = 0x80;  // the lowest, little-endian
+  }
+  Names f = generic("broadcast_in_dim", constant(fill, o, ind), {fill.type}, {out},
+                    "broadcast_dimensions = " + ints({}), o, ind);
+  return generic("select", {m[0], g[0], f[0]}, {mask, out, out}, {out}, "", o, ind);
+}
+
+// scatter with an add body. XLA drops an update window that does not fit (lazax's fill mode as
+// it is); clip mode clamps the start indices first.
+Names Exporter::scatter(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
+                        std::ostringstream& o, const std::string& ind) {
+  const auto& a = node.attr<ScatterAttrs>();
+  const TensorType &operand = in_types[0], &idx = in_types[1], &upd = in_types[2];
+  Names args = in;
+  if (a.mode == GatherMode::clip && !a.scatter_dims_to_operand_dims.empty()) {
+    IntList window;  // the window's size along each operand dim
+    size_t next = 0;
+    for (size_t d = 0; d < operand.shape.dims().size(); ++d) {
+      bool inserted = false;
+      for (int64_t x : a.inserted_window_dims) inserted = inserted || x == static_cast<int64_t>(d);
+      window.push_back(inserted ? 1 : upd.shape[static_cast<size_t>(a.update_window_dims[next++])]);
+    }
+    Names lo;
+    Names hi = start_bounds(idx, operand, a.scatter_dims_to_operand_dims, window, o, ind, lo);
+    args[1] = generic("clamp", {lo[0], in[1], hi[0]}, {idx, idx, idx}, {idx}, "", o, ind)[0];
+  }
+  auto rank = static_cast<int64_t>(idx.shape.dims().size());
+  return generic(
+      "scatter", args, in_types, node.outputs,
+      "indices_are_sorted = false, scatter_dimension_numbers = "
+      "#stablehlo.scatter<update_window_dims = " +
+          list(a.update_window_dims) + ", inserted_window_dims = " + list(a.inserted_window_dims) +
+          ", scatter_dims_to_operand_dims = " + list(a.scatter_dims_to_operand_dims) +
+          ", index_vector_dim = " + std::to_string(rank - 1) + ">, unique_indices = false",
+      o, ind, binary_body("add", operand.dtype, ind));  // on i1 an or, as lazax's
 }
 
 // call: a private function; cond: a case over clamped indices (or an if on a bool); while_: a
@@ -533,6 +659,10 @@ Names Exporter::op(const Node& node, const Names& in, const std::vector<TensorTy
     case OpCode::cond:
     case OpCode::while_:
       return control(node, in, in_types, o, ind);
+    case OpCode::gather:
+      return gather(node, in, in_types, o, ind);
+    case OpCode::scatter_add:
+      return scatter(node, in, in_types, o, ind);
     default:
       break;
   }
@@ -564,9 +694,6 @@ std::string why_not_exported(OpCode op) {
       return no(
           "its StableHLO form needs a multi-operand reduce, reduce_window or sort with a "
           "comparator body, which the exporter does not write yet");
-    case OpCode::gather:
-    case OpCode::scatter_add:
-      return no("gather and scatter are not exported yet (nor imported)");
     case OpCode::random_bits:
       return no("lazax's counter-based bits differ from rng_bit_generator's algorithms");
     case OpCode::scan:

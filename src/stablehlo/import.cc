@@ -1,6 +1,7 @@
 // The importer: one row per StableHLO op (kOps below) maps an OpSyntax onto lazax primitives
 // with the Builder, whose shape rules check each node; the declared result types must match.
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
@@ -77,7 +78,47 @@ std::vector<ValueRef> reduce(Ctx& c, const OpSyntax& o, std::vector<ValueRef>& i
   return {c.b.add(combine, {red, init})};
 }
 
+// The integers after `key = ` in a #stablehlo.dot<...>/gather<...>/scatter<...> attribute: a
+// list `[1, 2]` or one integer (index_vector_dim = 1). False when the key is absent.
+bool dims_in(const AttrValue& v, const std::string& key, IntList& out) {
+  const std::string& w = v.word;
+  auto malformed = [&] {
+    std::string msg = "malformed " + key;
+    msg += " in ";
+    msg += w;
+    fail(v.pos, msg);
+  };
+  size_t k = 0;
+  while ((k = w.find(key, k)) != std::string::npos) {  // the whole key, not a key's tail
+    bool starts =
+        k == 0 || (std::isalnum(static_cast<unsigned char>(w[k - 1])) == 0 && w[k - 1] != '_');
+    size_t after = w.find_first_not_of(' ', k + key.size());
+    if (starts && after != std::string::npos && w[after] == '=') break;
+    k += key.size();
+  }
+  if (k == std::string::npos) return false;
+  size_t at = w.find_first_not_of(' ', w.find('=', k) + 1);
+  bool list = at != std::string::npos && w[at] == '[';
+  size_t end = list ? w.find(']', at) : w.find_first_of(",>", at);
+  if (at == std::string::npos || end == std::string::npos) malformed();
+  std::string body = w.substr(list ? at + 1 : at, end - (list ? at + 1 : at));
+  size_t i = 0;
+  while (i < body.size()) {
+    while (i < body.size() && (body[i] == ',' || body[i] == ' ')) ++i;
+    if (i == body.size()) break;
+    size_t used = 0;
+    try {
+      out.push_back(std::stoll(body.substr(i), &used));
+    } catch (const std::exception&) {
+      malformed();
+    }
+    i += used;
+  }
+  return true;
+}
+
 std::vector<ValueRef> dot_general(Ctx&, const OpSyntax&, std::vector<ValueRef>&);
+std::vector<ValueRef> gather(Ctx&, const OpSyntax&, std::vector<ValueRef>&);
 
 const std::unordered_map<std::string, Lower>& table() {
   static const std::unordered_map<std::string, Lower> t = [] {
@@ -194,6 +235,7 @@ const std::unordered_map<std::string, Lower>& table() {
     };
     m["stablehlo.reduce"] = reduce;
     m["stablehlo.dot_general"] = dot_general;
+    m["stablehlo.gather"] = gather;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
       if (in.size() != 2) fail(o.pos, "dot takes 2 operands");
       int64_t r = static_cast<int64_t>(c.b.type(in[0]).shape.dims().size());
@@ -222,37 +264,61 @@ std::vector<ValueRef> dot_general(Ctx& c, const OpSyntax& o, std::vector<ValueRe
        a.lhs_contracting, a.rhs_contracting);
   if (auto it = o.attrs.find("dot_dimension_numbers"); it != o.attrs.end()) {
     // #stablehlo.dot<lhs_batching_dimensions = [0], ..., rhs_contracting_dimensions = [1]>
-    const std::string& w = it->second.word;
-    auto list = [&](const std::string& key, IntList& out) {
-      size_t k = w.find(key);
-      if (k == std::string::npos) return;
-      size_t b = w.find('[', k), e = w.find(']', k);
-      if (b == std::string::npos || e == std::string::npos || e < b)
-        fail(it->second.pos, "malformed " + key + " in " + w);
-      std::string body = w.substr(b + 1, e - b - 1);
-      size_t at = 0;
-      while (at < body.size()) {
-        size_t used = 0;
-        int64_t v = 0;
-        try {
-          v = std::stoll(body.substr(at), &used);
-        } catch (const std::exception&) {
-          std::string msg = "malformed " + key;
-          msg += " in ";
-          msg += w;
-          fail(it->second.pos, msg);
-        }
-        out.push_back(v);
-        at += used;
-        while (at < body.size() && (body[at] == ',' || body[at] == ' ')) ++at;
-      }
-    };
-    list("lhs_batching_dimensions", a.lhs_batch);
-    list("rhs_batching_dimensions", a.rhs_batch);
-    list("lhs_contracting_dimensions", a.lhs_contracting);
-    list("rhs_contracting_dimensions", a.rhs_contracting);
+    dims_in(it->second, "lhs_batching_dimensions", a.lhs_batch);
+    dims_in(it->second, "rhs_batching_dimensions", a.rhs_batch);
+    dims_in(it->second, "lhs_contracting_dimensions", a.lhs_contracting);
+    dims_in(it->second, "rhs_contracting_dimensions", a.rhs_contracting);
   }
   return {c.b.add(OpCode::dot_general, in, a)};
+}
+
+// The index_vector_dim of a gather or scatter, and the start indices with it moved last (lazax's
+// gather and scatter_add read the index vector from the last dimension): index_vector_dim equal
+// to the indices' rank is an implicit trailing 1, any other moves by a transpose.
+ValueRef index_vector_last(Ctx& c, const OpSyntax& o, const AttrValue& dn, ValueRef indices) {
+  IntList ivd;
+  if (!dims_in(dn, "index_vector_dim", ivd) || ivd.size() != 1)
+    fail(dn.pos, o.name + " needs index_vector_dim in its dimension numbers");
+  const TensorType& t = c.b.type(indices);
+  auto rank = static_cast<int64_t>(t.shape.dims().size());
+  int64_t d = ivd[0];
+  if (d < 0 || d > rank)
+    fail(dn.pos, o.name + ": index_vector_dim " + std::to_string(d) + " is outside the " +
+                     std::to_string(rank) + "-d start indices");
+  if (d == rank) {
+    std::vector<int64_t> dims = t.shape.dims();
+    dims.push_back(1);
+    return c.b.add(OpCode::reshape, {indices}, ReshapeAttrs{Shape(dims)});
+  }
+  if (d == rank - 1) return indices;
+  IntList perm;
+  for (int64_t k = 0; k < rank; ++k)
+    if (k != d) perm.push_back(k);
+  perm.push_back(d);
+  return c.b.add(OpCode::transpose, {indices}, TransposeAttrs{perm});
+}
+
+// Batching dims (StableHLO's newer gather/scatter form) have no lazax counterpart yet.
+void no_batching_dims(const OpSyntax& o, const AttrValue& dn, const char* a, const char* b) {
+  IntList x, y;
+  dims_in(dn, a, x);
+  dims_in(dn, b, y);
+  if (!x.empty() || !y.empty())
+    fail(dn.pos, o.name + " with " + a + "/" + b + " is not supported (vmap the op instead)");
+}
+
+// gather: StableHLO clamps each start index so that the slice fits (lazax's mode clip).
+std::vector<ValueRef> gather(Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+  if (in.size() != 2) fail(o.pos, "gather takes an operand and the start indices");
+  const AttrValue& dn = attr(o, "dimension_numbers");
+  no_batching_dims(o, dn, "operand_batching_dims", "start_indices_batching_dims");
+  GatherAttrs a;
+  a.mode = GatherMode::clip;
+  dims_in(dn, "offset_dims", a.offset_dims);
+  dims_in(dn, "collapsed_slice_dims", a.collapsed_slice_dims);
+  dims_in(dn, "start_index_map", a.start_index_map);
+  a.slice_sizes = ints(attr(o, "slice_sizes").ints);
+  return {c.b.add(OpCode::gather, {in[0], index_vector_last(c, o, dn, in[1])}, a)};
 }
 
 // The values of enclosing blocks that a region uses (StableHLO regions capture implicitly), in
@@ -420,6 +486,7 @@ struct Importer {
       return build(r, caps);
     };
     if (o.name == "stablehlo.reduce") return reduce(c, generic_reduce(o), in);
+    if (o.name == "stablehlo.scatter") return scatter(c, o, in);
     if (o.name == "stablehlo.while") {
       if (o.regions.size() != 2) fail(o.pos, "stablehlo.while needs a cond and a body region");
       for (const FuncSyntax& r : o.regions) {
@@ -454,6 +521,29 @@ struct Importer {
     fail(o.pos, "unsupported op with regions '" + o.name + "' (docs/STABLEHLO.md lists the ops)");
   }
 
+  // scatter whose body adds (JAX's .at[].add): lazax's scatter_add, which drops an update
+  // window that falls outside the operand, as XLA does (StableHLO leaves it to the
+  // implementation). Other bodies (.at[].set, .min, .max) are not supported yet.
+  static std::vector<ValueRef> scatter(Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+    if (in.size() != 3) {
+      fail(o.pos,
+           "scatter of several operands at once is not supported (one operand, the "
+           "indices and one update)");
+    }
+    std::string body = attr(generic_reduce(o), "applies").word;
+    if (body != "stablehlo.add")
+      fail(o.regions[0].pos, "scatter with the body " + body +
+                                 " is not supported: only one that adds (JAX's .at[].add)");
+    const AttrValue& dn = attr(o, "scatter_dimension_numbers");
+    no_batching_dims(o, dn, "input_batching_dims", "scatter_indices_batching_dims");
+    ScatterAttrs a;
+    dims_in(dn, "update_window_dims", a.update_window_dims);
+    dims_in(dn, "inserted_window_dims", a.inserted_window_dims);
+    dims_in(dn, "scatter_dims_to_operand_dims", a.scatter_dims_to_operand_dims);
+    ValueRef idx = index_vector_last(c, o, dn, in[1]);
+    return {c.b.add(OpCode::scatter_add, {in[0], idx, in[2]}, a)};
+  }
+
   // The generic reduce, `({ ^bb0(%x: t, %y: t): %r = stablehlo.add %x, %y ...; return %r })`:
   // a body of one binary op on its two arguments is the pretty form's `applies`.
   static OpSyntax generic_reduce(const OpSyntax& o) {
@@ -463,8 +553,10 @@ struct Importer {
                   r.ops[0].operands[0].name == r.params[0] &&
                   r.ops[0].operands[1].name == r.params[1] && r.ops[1].operands.size() == 1 &&
                   r.ops[1].operands[0].name == r.ops[0].result;
-    if (!simple)
-      fail(r.pos, "a reduce body other than one binary op on its two arguments is not supported");
+    if (!simple) {
+      fail(r.pos, "a " + o.name.substr(o.name.find('.') + 1) +
+                      " body other than one binary op on its two arguments is not supported");
+    }
     OpSyntax pretty = o;
     pretty.regions.clear();
     pretty.attrs["applies"].word = r.ops[0].name;

@@ -30,6 +30,7 @@ ModuleSyntax Parser::module() {
     ws();
     if (braced && peek() == '}') {
       ++i_;
+      skip_loc();  // `} loc(#loc)`, as JAX prints with debug info
       break;
     }
     if (at_end()) {

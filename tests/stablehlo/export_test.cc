@@ -76,6 +76,23 @@ std::vector<Case> cases() {
   out.push_back({OpCode::checkpoint_name, {a}, CheckpointNameAttrs{"x"}});
   out.push_back({OpCode::optimization_barrier, {a, a}, NoAttrs{}});
   out.push_back({OpCode::copy_to_memory_kind, {a}, MemoryKindAttrs{}});
+  // The indices input() makes (-1, 6, 1, -2, 5, 0, -3, 4) fall in and out of the [5, 3]
+  // operand: fill masks (gather) or drops (scatter) a window that does not fit, clip clamps.
+  TensorType x53 = f32({5, 3});
+  out.push_back(
+      {OpCode::gather, {x53, i32({4, 1})}, GatherAttrs{{1}, {0}, {0}, {1, 3}, GatherMode::fill}});
+  out.push_back({OpCode::gather,
+                 {x53, i32({4, 2})},
+                 GatherAttrs{{1, 2}, {}, {0, 1}, {2, 2}, GatherMode::clip}});
+  out.push_back({OpCode::gather,
+                 {x53, i32({4, 2})},
+                 GatherAttrs{{1, 2}, {}, {0, 1}, {2, 2}, GatherMode::fill}});
+  out.push_back({OpCode::scatter_add,
+                 {x53, i32({4, 1}), f32({4, 3})},
+                 ScatterAttrs{{1}, {0}, {0}, GatherMode::fill}});
+  out.push_back({OpCode::scatter_add,
+                 {x53, i32({4, 2}), f32({4, 2, 2})},
+                 ScatterAttrs{{1, 2}, {}, {0, 1}, GatherMode::clip}});
   return out;
 }
 
@@ -115,12 +132,13 @@ TEST(StableHloExport, EveryExportablePrimitiveRoundTrips) {
   }
   // Every primitive is either round-tripped above or rejected with its reason (the control ops
   // have their own test below); this list is docs/STABLEHLO.md's.
-  const std::set<std::string> rejected = {
-      "relu",       "erf",        "erf_inv",        "exp2",        "argmax",
-      "argmin",     "sort",       "cumsum",         "cumprod",     "cummax",
-      "cummin",     "gather",     "scatter_add",    "random_bits", "scan",
-      "all_reduce", "all_gather", "reduce_scatter", "all_to_all",  "collective_broadcast",
-      "axis_index"};
+  const std::set<std::string> rejected = {"relu",           "erf",        "erf_inv",
+                                          "exp2",           "argmax",     "argmin",
+                                          "sort",           "cumsum",     "cumprod",
+                                          "cummax",         "cummin",     "random_bits",
+                                          "scan",           "all_reduce", "all_gather",
+                                          "reduce_scatter", "all_to_all", "collective_broadcast",
+                                          "axis_index"};
   for (int k = 0; k < kNumOps; ++k) {
     auto op = static_cast<OpCode>(k);
     std::string name(op_name(op)), why = stablehlo::why_not_exported(op);

@@ -172,7 +172,7 @@ TEST(StableHlo, MutatedFixturesFailCleanly) {
   };
   const char* bytes = "%@:,()[]{}<>x0123456789-\"\n ";
   for (const char* name : {"mlp.mlir", "attention.mlir", "rms_norm.mlir", "cross_entropy.mlir",
-                           "while.mlir", "case.mlir"}) {
+                           "while.mlir", "case.mlir", "gather_scatter.mlir"}) {
     std::ifstream in(fixture(name));
     std::stringstream ss;
     ss << in.rdbuf();
@@ -258,6 +258,58 @@ TEST(StableHlo, GenericReduceWithABody) {
                            "    stablehlo.return %m : tensor<f32>\n" + tail);
   EXPECT_NE(m.find("line 3, column 36: a reduce body other than one binary op"), std::string::npos)
       << m;
+}
+
+// gather as JAX prints it: StableHLO clamps a start index so that the slice fits (7 -> 4 and
+// -2 -> 0 in a [5, 2] operand), with the index vector in the last dimension or implicit
+// (index_vector_dim equal to the rank). scatter with an add body: an update whose window falls
+// outside the operand is dropped (XLA's behavior); other bodies are refused, naming the body.
+TEST(StableHlo, GatherClampsScatterAddsAndDrops) {
+  auto gather = [](const std::string& idx_type, const std::string& ivd) {
+    return "func.func @main(%x: tensor<5x2xf32>, %i: " + idx_type +
+           ") -> tensor<3x2xf32> {\n"
+           "  %0 = \"stablehlo.gather\"(%x, %i) <{dimension_numbers = #stablehlo.gather<"
+           "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+           "index_vector_dim = " +
+           ivd + ">, indices_are_sorted = false, slice_sizes = array<i64: 1, 2>}> : " +
+           "(tensor<5x2xf32>, " + idx_type + ") -> tensor<3x2xf32>\n" +
+           "  return %0 : tensor<3x2xf32>\n}";
+  };
+  Tensor x = arange(0.0, 10.0, 1.0).reshape({5, 2});
+  std::vector<float> want{8, 9, 0, 1, 2, 3};
+  FunctionPtr g2 = stablehlo::import_stablehlo(gather("tensor<3x1xi32>", "1"));
+  EXPECT_EQ(call(g2, {x, from_vector<int32_t>({7, -2, 1}, {3, 1})})[0].to_vector<float>(), want);
+  FunctionPtr g1 = stablehlo::import_stablehlo(gather("tensor<3xi32>", "1"));
+  EXPECT_EQ(call(g1, {x, from_vector<int32_t>({7, -2, 1}, {3})})[0].to_vector<float>(), want);
+
+  auto scatter = [](const std::string& body) {
+    return std::string(
+               "func.func @main(%z: tensor<5xf32>, %i: tensor<3x1xi32>, %u: tensor<3xf32>) -> "
+               "tensor<5xf32> {\n"
+               "  %0 = \"stablehlo.scatter\"(%z, %i, %u) <{indices_are_sorted = false, "
+               "scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [], "
+               "inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], "
+               "index_vector_dim = 1>, unique_indices = false}> ({\n"
+               "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n") +
+           body +
+           "  }) : (tensor<5xf32>, tensor<3x1xi32>, tensor<3xf32>) -> tensor<5xf32>\n"
+           "  return %0 : tensor<5xf32>\n}";
+  };
+  FunctionPtr s = stablehlo::import_stablehlo(
+      scatter("    %r = stablehlo.add %a, %b : tensor<f32>\n    stablehlo.return %r : "
+              "tensor<f32>\n"));
+  std::vector<Tensor> out = call(s, {zeros({5}), from_vector<int32_t>({1, 9, 1}, {3, 1}),
+                                     from_vector<float>({10, 20, 30}, {3})});
+  EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 40, 0, 0, 0}));
+  std::string m = error_of(
+      scatter("    %r = stablehlo.multiply %a, %b : tensor<f32>\n    stablehlo.return %r : "
+              "tensor<f32>\n"));
+  EXPECT_NE(m.find("scatter with the body stablehlo.multiply is not supported"), std::string::npos)
+      << m;
+  m = error_of(scatter("    stablehlo.return %b : tensor<f32>\n"));  // JAX's .at[].set
+  EXPECT_NE(m.find("a scatter body other than one binary op"), std::string::npos) << m;
+  m = error_of(gather("tensor<3x1xi32>", "1, operand_batching_dims = [0]"));
+  EXPECT_NE(m.find("operand_batching_dims"), std::string::npos) << m;
 }
 
 }  // namespace

@@ -55,6 +55,13 @@ def case(index, x, w):
     return a + b
 
 
+def gather_scatter(table, ids, u):
+    i = ids.long() % 10  # a negative id wraps, as in JAX
+    s = torch.zeros(10, 4).index_add(0, i, u)
+    g = table[i]
+    return ((g * u) ** 2).sum() + (s * torch.tanh(table)).sum()
+
+
 rng = np.random.default_rng(29)
 f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
 cases = {
@@ -63,6 +70,9 @@ cases = {
     "cross_entropy": (cross_entropy, [f32(4, 6), np.array([0, 5, 2, 3], np.int32)]),
     "attention": (attention, [f32(4, 8), f32(4, 8), f32(4, 8)]),
     "while": (while_loop, [f32(4), f32(4)]),
+    # An id repeats (the scatter adds twice) and one is negative (it wraps).
+    "gather_scatter": (gather_scatter, [f32(10, 4), np.array([3, 0, -1, 3, 7, 2], np.int32),
+                                        f32(6, 4)]),
 }
 for i in (-1, 0, 1, 2, 7):
     cases[f"case@{i}"] = (case, [np.array(i, np.int32), f32(3, 4), f32(4)])
