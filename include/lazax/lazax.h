@@ -1,6 +1,6 @@
 // The one header a user includes: tensors and their ops, random numbers, autograd, the JAX-style
 // transforms, pure functions, staged control flow, the nn modules, optimizers, learning-rate
-// schedules and checkpoints.
+// schedules and checkpoints, and StableHLO in (load_stablehlo) and out (export_stablehlo).
 #pragma once
 #include "lazax/api/autocast.h"
 #include "lazax/api/ops_collective.h"
@@ -32,3 +32,5 @@
 #include "lazax/optim/clip_grad.h"
 #include "lazax/optim/schedule.h"
 #include "lazax/optim/sgd.h"
+#include "lazax/stablehlo/export.h"
+#include "lazax/stablehlo/load.h"
