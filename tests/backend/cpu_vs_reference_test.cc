@@ -7,10 +7,10 @@
 #include <cstdio>
 #include <map>
 #include <random>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "bf16_contract.h"
 #include "lazax/backend/backend.h"
 #include "lazax/ir/printer.h"
 
@@ -705,14 +705,6 @@ std::string as_bf16(std::string text) {
   return text;
 }
 
-// How far apart two values of one bf16 result are, in units of bf16's epsilon (2^-7) relative to
-// max(1, |reference|); 0: the same bits (or both NaN).
-double bf16_epsilons_apart(double g, double w) {
-  if ((std::isnan(w) && std::isnan(g)) || g == w) return 0;
-  if (std::isnan(w) || std::isnan(g) || std::isinf(w) || std::isinf(g)) return INFINITY;
-  return std::fabs(g - w) / (0x1p-7 * std::max(1.0, std::fabs(w)));
-}
-
 }  // namespace
 
 // Every case over floats again with bf16 operands and results (f32 -> bf16 in its text: each
@@ -720,11 +712,11 @@ double bf16_epsilons_apart(double g, double w) {
 // reference's where both compute in f32 and round to nearest even once; within one bf16 epsilon
 // where the cpu backend's f32 math differs in the last f32 bits (exp, tanh, ... before rounding)
 // or sums in another order (dot_general, reductions). Which ops are which is printed; an op
-// outside may_differ that is not bit for bit fails. (Today all are bit for bit: the cpu backend
-// runs bf16 elementwise ops with the interpreter's kernels, and the bf16 GEMMs of these sizes
-// round oneDNN's f32 sums to the same bf16 as the reference's double sums.)
+// outside bf16_may_differ (bf16_contract.h) that is not bit for bit fails. (Today all are bit
+// for bit: the cpu backend runs bf16 elementwise ops with the interpreter's kernels, and the bf16
+// GEMMs of these sizes round oneDNN's f32 sums to the same bf16 as the reference's double sums.)
 TEST(CpuVsReference, EveryCaseInBf16) {
-  std::map<std::string, double> worst;  // op -> largest distance (bf16 epsilons) over its results
+  std::map<OpCode, double> worst;  // op -> largest distance (bf16 epsilons) over its results
   for (const Case& c : cases()) {
     const std::string text = as_bf16(c.text);
     if (text.find("bf16") == std::string::npos) continue;  // integers only
@@ -743,13 +735,12 @@ TEST(CpuVsReference, EveryCaseInBf16) {
         ASSERT_EQ(got[r].type, want[r].type);
         const ValueRef v = f->results()[r];
         const OpCode op = f->node(v.node).op;
-        double& far = worst[std::string(op_name(op))];
+        double& far = worst[op];
         for (int64_t i = 0; i < want[r].numel(); ++i) {
           const double g = got[r].at(i), w = want[r].at(i);
           // (bool and index results, and f32 ones kept as they were, exactly)
-          const double d = want[r].dtype() == DType::bf16               ? bf16_epsilons_apart(g, w)
-                           : (std::isnan(w) && std::isnan(g)) || g == w ? 0
-                                                                        : INFINITY;
+          double d = (std::isnan(w) && std::isnan(g)) || g == w ? 0 : INFINITY;
+          if (want[r].dtype() == DType::bf16) d = lazax::testing::bf16_epsilons_apart(g, w);
           far = std::max(far, d);
           ASSERT_LE(d, 1.0) << op_name(op) << " (result " << r << ") element " << i << ": cpu " << g
                             << ", reference " << w;
@@ -757,18 +748,12 @@ TEST(CpuVsReference, EveryCaseInBf16) {
       }
     }
   }
-  // The ops whose f32 value before the one rounding may differ from the reference's: SIMD math
-  // (vmath.h, a few f32 ulp) and sums in another order (oneDNN's blocked dot, tree reductions).
-  // Every other op must stay bit for bit.
-  static const std::set<std::string> may_differ = {
-      "dot_general", "reduce_sum", "reduce_prod", "cumsum", "cumprod",  "exp",  "exp2",
-      "expm1",       "log",        "log1p",       "tanh",   "logistic", "sin",  "cos",
-      "tan",         "erf",        "erf_inv",     "pow",    "atan2",    "rsqrt"};
+  // Every op outside bf16_may_differ (bf16_contract.h) must stay bit for bit.
   std::string exact, close;
   for (const auto& [op, far] : worst) {
-    (far == 0 ? exact : close) += " " + op;
-    if (!may_differ.contains(op)) {
-      EXPECT_EQ(far, 0) << op << " is no longer bit for bit";
+    (far == 0 ? exact : close) += " " + std::string(op_name(op));
+    if (!lazax::testing::bf16_may_differ(op)) {
+      EXPECT_EQ(far, 0) << op_name(op) << " is no longer bit for bit";
     }
   }
   std::printf("[bf16] bit for bit:%s\n[bf16] within one bf16 epsilon:%s\n", exact.c_str(),

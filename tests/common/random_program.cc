@@ -17,6 +17,11 @@ class Gen {
 
   FunctionPtr program() {
     for (int i = 0; i < o_.num_params; ++i) pool_.push_back(b_.param(random_type(i == 0)));
+    if (bf16_mode()) {  // the f32 parameters converted to bf16 at the start (autocast's cast)
+      for (int i = 0; i < o_.num_params; ++i)
+        if (type(pool_[static_cast<size_t>(i)]).dtype == DType::f32)
+          add(OpCode::convert, {pool_[static_cast<size_t>(i)]}, ConvertAttrs{DType::bf16});
+    }
     for (int i = 0; i < o_.num_steps; ++i) step();
     return finish();
   }
@@ -42,11 +47,21 @@ class Gen {
   }
   bool coin(double p) { return std::bernoulli_distribution(p)(rng_); }
   const TensorType& type(ValueRef v) const { return b_.type(v); }
-  bool is_f32(ValueRef v) const { return type(v).dtype == DType::f32; }
+  bool bf16_mode() const { return o_.float_dtype == DType::bf16; }
+  // Of the floating dtype the arithmetic runs in (f32, or bf16 in the bf16 mode).
+  bool is_float(ValueRef v) const { return type(v).dtype == o_.float_dtype; }
+  // Whether arithmetic may take v: not a bool, nor an f32 value in the bf16 mode (those only move
+  // through layout ops and converts, so that all float arithmetic is in bf16).
+  bool computes(ValueRef v) const {
+    const DType d = type(v).dtype;
+    return d != DType::boolean && (d != DType::f32 || !bf16_mode());
+  }
 
-  TensorType random_type(bool f32) {
+  TensorType random_type(bool floating) {
     TensorType t;
-    t.dtype = (!f32 && o_.integers && coin(0.25)) ? DType::i32 : DType::f32;
+    t.dtype = (!floating && o_.integers && coin(0.25)) ? DType::i32 : o_.float_dtype;
+    // the bf16 mode: a third of the float parameters are f32 (program() converts them to bf16)
+    if (t.dtype == DType::bf16 && coin(1.0 / 3)) t.dtype = DType::f32;
     int64_t rank = pick(0, o_.max_rank);
     for (int64_t d = 0; d < rank; ++d) t.shape.dims().push_back(pick(1, o_.max_dim));
     return t;
@@ -66,16 +81,16 @@ class Gen {
     return fit[static_cast<size_t>(pick(0, static_cast<int64_t>(n) - 1))];
   }
   ValueRef any() {
-    if (pool_.empty()) pool_.push_back(constant({DType::f32, Shape{}}));
+    if (pool_.empty()) pool_.push_back(constant({o_.float_dtype, Shape{}}));
     return choose([](ValueRef) { return true; }).value_or(pool_.back());
   }
   ValueRef numeric() {
-    auto v = choose([&](ValueRef x) { return type(x).dtype != DType::boolean; });
-    return v ? *v : constant({DType::f32, Shape{}});
+    auto v = choose([&](ValueRef x) { return computes(x); });
+    return v ? *v : constant({o_.float_dtype, Shape{}});
   }
   ValueRef floating() {
-    auto v = choose([&](ValueRef x) { return is_f32(x); });
-    return v ? *v : constant({DType::f32, Shape{}});
+    auto v = choose([&](ValueRef x) { return is_float(x); });
+    return v ? *v : constant({o_.float_dtype, Shape{}});
   }
 
   ValueRef add(OpCode op, std::vector<ValueRef> ops, Attrs attrs = NoAttrs{}) {
@@ -97,6 +112,8 @@ class Gen {
     for (int64_t i = 0; i < l.numel(); ++i) {
       if (t.dtype == DType::f32) {
         l.data<float>()[i] = static_cast<float>(pick(-8, 8)) / 4;
+      } else if (t.dtype == DType::bf16) {
+        l.data<bf16>()[i] = bf16(static_cast<float>(pick(-8, 8)) / 4);
       } else if (t.dtype == DType::i32) {
         l.data<int32_t>()[i] = static_cast<int32_t>(pick(-3, 3));
       } else {
@@ -128,8 +145,8 @@ class Gen {
         add(op, {t});
         return;
       }
-      case 5:  // is_finite, as f32 again
-        add(OpCode::convert, {add(OpCode::is_finite, {x})}, ConvertAttrs{DType::f32});
+      case 5:  // is_finite, as a float again
+        add(OpCode::convert, {add(OpCode::is_finite, {x})}, ConvertAttrs{o_.float_dtype});
         return;
       case 1:  // log, sqrt, rsqrt, log1p of |x| + 1
       {
@@ -147,7 +164,7 @@ class Gen {
     ValueRef x = numeric();
     ValueRef y = partner(x);
     if (coin(0.4)) std::swap(x, y);  // constants on either side
-    bool f = is_f32(x);
+    bool f = is_float(x);
     switch (pick(0, 9)) {
       case 0:
         add(OpCode::add, {x, y});
@@ -210,14 +227,33 @@ class Gen {
     if (coin(0.7)) {
       add(OpCode::select, {c, coin(0.5) ? x : y, coin(0.5) ? y : x});
     } else {
-      add(OpCode::convert, {c}, ConvertAttrs{DType::f32});
+      add(OpCode::convert, {c}, ConvertAttrs{o_.float_dtype});
     }
   }
   void convert() {
     ValueRef x = any();
-    DType to = coin(0.2) ? type(x).dtype : (is_f32(x) ? DType::i32 : DType::f32);
+    if (bf16_mode()) return convert_bf16_mode(x);
+    DType to = coin(0.2) ? type(x).dtype : (is_float(x) ? DType::i32 : DType::f32);
     if (to == DType::i32 && !o_.integers) to = DType::f32;
     add(OpCode::convert, {x}, ConvertAttrs{to});
+  }
+  // bf16 <-> f32 (f32 -> bf16 rounds to nearest even), a float <-> i32 or from bool, or an
+  // identity; a bf16 -> f32 convert is often converted back at once (autocast's round trip).
+  void convert_bf16_mode(ValueRef x) {
+    const DType from = type(x).dtype;
+    DType to = from;  // an identity, a fifth of the time
+    if (!coin(0.2)) {
+      if (from == DType::bf16) {
+        to = o_.integers && coin(0.4) ? DType::i32 : DType::f32;
+      } else if (from == DType::f32) {
+        to = o_.integers && coin(0.2) ? DType::i32 : DType::bf16;
+      } else {
+        to = coin(0.25) ? DType::f32 : DType::bf16;
+      }
+    }
+    ValueRef y = add(OpCode::convert, {x}, ConvertAttrs{to});
+    if (from == DType::bf16 && to == DType::f32 && coin(0.5))
+      add(OpCode::convert, {y}, ConvertAttrs{DType::bf16});
   }
   void broadcast() {
     ValueRef x = any();
@@ -276,10 +312,9 @@ class Gen {
     }
   }
   void reduce() {
-    auto x = choose(
-        [&](ValueRef v) { return type(v).shape.rank() > 0 && type(v).dtype != DType::boolean; });
+    auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0 && computes(v); });
     if (!x) return unary();
-    if (is_f32(*x) && type(*x).shape.rank() >= 2 && coin(0.4)) return row_pattern(*x);
+    if (is_float(*x) && type(*x).shape.rank() >= 2 && coin(0.4)) return row_pattern(*x);
     IntList axes;
     for (size_t d = 0; d < type(*x).shape.rank(); ++d)
       if (coin(0.5)) axes.push_back(static_cast<int64_t>(d));
@@ -311,7 +346,7 @@ class Gen {
     }
   }
   void dot() {
-    auto x = choose([&](ValueRef v) { return is_f32(v) && type(v).shape.rank() > 0; });
+    auto x = choose([&](ValueRef v) { return is_float(v) && type(v).shape.rank() > 0; });
     if (!x) return binary();
     if (coin(0.3) && type(*x).shape.rank() > 1) {  // a transposed lhs (simplify may fold it)
       IntList p;
@@ -325,7 +360,7 @@ class Gen {
     int64_t free_x = static_cast<int64_t>(xs.rank()) - 1;
     auto y = choose([&](ValueRef v) {
       const Shape& s = type(v).shape;
-      if (!is_f32(v) || free_x + static_cast<int64_t>(s.rank()) - 1 > o_.max_rank) return false;
+      if (!is_float(v) || free_x + static_cast<int64_t>(s.rank()) - 1 > o_.max_rank) return false;
       return std::find(s.begin(), s.end(), k) != s.end();
     });
     ValueRef yv;
@@ -337,14 +372,19 @@ class Gen {
     } else {  // a [k, m] operand, sometimes as the transpose of an [m, k] constant
       int64_t m = pick(1, o_.max_dim);
       if (coin(0.5)) {
-        yv = b_.add(OpCode::transpose, {constant({DType::f32, Shape{m, k}})},
+        yv = b_.add(OpCode::transpose, {constant({o_.float_dtype, Shape{m, k}})},
                     TransposeAttrs{{1, 0}});
       } else {
-        yv = constant({DType::f32, Shape{k, m}});
+        yv = constant({o_.float_dtype, Shape{k, m}});
       }
     }
     if (free_x + static_cast<int64_t>(type(yv).shape.rank()) - 1 > o_.max_rank + 1) return binary();
-    add(OpCode::dot_general, {*x, yv}, DotGeneralAttrs{{}, {}, {c}, {cy}});
+    const DotGeneralAttrs dims{{}, {}, {c}, {cy}};
+    if (bf16_mode() && coin(0.3)) {  // its only use a convert to f32: the cpu backend folds it
+      add(OpCode::convert, {b_.add(OpCode::dot_general, {*x, yv}, dims)}, ConvertAttrs{DType::f32});
+      return;
+    }
+    add(OpCode::dot_general, {*x, yv}, dims);
   }
   void slice() {
     auto x = choose([&](ValueRef v) { return type(v).shape.rank() > 0; });
@@ -399,7 +439,7 @@ class Gen {
     Shape s;
     for (int64_t r = pick(1, o_.max_rank); r > 0; --r) s.dims().push_back(pick(1, o_.max_dim));
     add(OpCode::iota, {},
-        IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : DType::f32, s,
+        IotaAttrs{o_.integers && coin(0.5) ? DType::i32 : o_.float_dtype, s,
                   pick(0, static_cast<int64_t>(s.rank()) - 1)});
   }
   void repeat() {  // the same node again (CSE merges it)
@@ -443,7 +483,7 @@ class Gen {
     IntList axes;
     for (size_t d = 0; d < type(s).shape.rank(); ++d) axes.push_back(static_cast<int64_t>(d));
     if (!axes.empty()) s = b_.add(OpCode::reduce_sum, {s}, ReduceAttrs{axes});
-    ValueRef zero = b_.constant(Literal::scalar<float>(0));
+    ValueRef zero = b_.constant(Literal::scalar_of(type(s).dtype, 0));
     ValueRef index = b_.add(OpCode::compare, {s, zero}, CompareAttrs{CompareDir::lt});
     std::vector<TensorType> types;
     std::vector<ValueRef> args = some_values(types);
@@ -582,6 +622,9 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
         case DType::f32:
           l.data<float>()[k] = std::uniform_real_distribution<float>(-2, 2)(rng);
           break;
+        case DType::bf16:
+          l.data<bf16>()[k] = bf16(std::uniform_real_distribution<float>(-2, 2)(rng));
+          break;
         case DType::i32:
           l.data<int32_t>()[k] =
               static_cast<int32_t>(std::uniform_int_distribution<int>(-5, 5)(rng));
@@ -592,7 +635,7 @@ std::vector<Literal> random_arguments(const Function& f, uint64_t seed) {
         case DType::i64:
           l.data<int64_t>()[k] = std::uniform_int_distribution<int64_t>(-5, 5)(rng);
           break;
-        default:  // f64, f16, bf16, u8: zeros
+        default:  // f64, f16, u8: zeros
           break;
       }
     }

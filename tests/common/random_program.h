@@ -23,17 +23,23 @@ struct RandomProgramOptions {
   bool barriers = true;  // optimization_barrier nodes
   // cond, scan and while nodes with small random bodies (which may call callees)
   bool control_flow = true;
+  // The dtype float arithmetic runs in: f32, or bf16 (the bf16 mode: float parameters bf16, or
+  // f32 converted to bf16 at the start; bf16 constants and iotas; converts bf16 <-> f32 and a
+  // bf16 dot_general sometimes converted to f32 at once; f32 values only move through layout
+  // ops, converts, control flow and results, so that every float computation is in bf16).
+  DType float_dtype = DType::f32;
 };
 
 // A program of elementwise unary/binary ops, compare/select, convert, broadcast_in_dim, reshape,
 // transpose, reductions, dot_general, slice, concatenate, iota, constants (often 0 or 1),
 // repeated nodes, calls, barriers and cond/scan/while nodes. Float values stay finite on arguments
-// from random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x).
-// The same seed and options give the same program.
+// from random_arguments: log, sqrt, rsqrt, div and exp only see inputs made safe (|x|+1, tanh x)
+// (in bf16 too, whose range is f32's). The same seed and options give the same program; the bf16
+// mode draws its extra choices only when on, so the f32 programs of a seed do not change.
 FunctionPtr random_program(uint64_t seed, const RandomProgramOptions& options = {});
 
-// Arguments for f's parameters: f32 in [-2, 2], i32 and i64 in [-5, 5], bools either way;
-// zeros for the other dtypes.
+// Arguments for f's parameters: f32 and bf16 in [-2, 2], i32 and i64 in [-5, 5], bools either
+// way; zeros for the other dtypes.
 std::vector<Literal> random_arguments(const Function& f, uint64_t seed);
 
 // The vmap mode: for each parameter of f, the axis at which a batch of `size` examples sits

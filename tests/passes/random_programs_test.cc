@@ -4,6 +4,9 @@
 // at LAZAX_PASSES_FUZZ_START (default 1000000).
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "passes_test_util.h"
 
@@ -85,13 +88,54 @@ TEST(RandomPrograms, LongRunUnderEnvironmentVariable) {
 }
 
 TEST(RandomPrograms, GeneratorIsDeterministicAndWellTyped) {
-  for (uint64_t seed = 0; seed < 50; ++seed) {
-    FunctionPtr f = testing::random_program(seed);
-    verify(*f);
-    EXPECT_EQ(f->hash(), testing::random_program(seed)->hash());
-    EXPECT_EQ(parse_program(print_program(*f))->hash(), f->hash());
+  testing::RandomProgramOptions bf16;
+  bf16.float_dtype = DType::bf16;
+  for (const testing::RandomProgramOptions& o : {testing::RandomProgramOptions{}, bf16}) {
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+      FunctionPtr f = testing::random_program(seed, o);
+      verify(*f);
+      EXPECT_EQ(f->hash(), testing::random_program(seed, o)->hash());
+      EXPECT_EQ(parse_program(print_program(*f))->hash(), f->hash());
+    }
+    EXPECT_NE(testing::random_program(1, o)->hash(), testing::random_program(2, o)->hash());
   }
-  EXPECT_NE(testing::random_program(1)->hash(), testing::random_program(2)->hash());
+  EXPECT_NE(testing::random_program(1)->hash(), testing::random_program(1, bf16)->hash());
+}
+
+// Counts the nodes of f and of the functions it reaches by (op, output dtype); fails on a node
+// with an f32 output that computes (the bf16 mode's f32 values only move).
+void count_bf16_mode_nodes(const Function& f, std::map<std::pair<OpCode, DType>, int>& n) {
+  static const std::set<OpCode> kMoves = {OpCode::parameter,   OpCode::constant,
+                                          OpCode::convert,     OpCode::broadcast_in_dim,
+                                          OpCode::reshape,     OpCode::transpose,
+                                          OpCode::slice,       OpCode::pad,
+                                          OpCode::concatenate, OpCode::optimization_barrier,
+                                          OpCode::call,        OpCode::cond,
+                                          OpCode::while_,      OpCode::scan};
+  for (const Node& node : f.nodes())
+    for (const TensorType& t : node.outputs) {
+      ++n[{node.op, t.dtype}];
+      EXPECT_TRUE(t.dtype != DType::f32 || kMoves.contains(node.op))
+          << op_name(node.op) << " computes in f32 in the bf16 mode";
+    }
+  for (const FunctionPtr& g : f.callees()) count_bf16_mode_nodes(*g, n);
+}
+
+// The bf16 mode computes in bf16 only, and has the nodes its differential test is for.
+TEST(RandomPrograms, Bf16ModeComputesInBf16) {
+  testing::RandomProgramOptions o;
+  o.float_dtype = DType::bf16;
+  std::map<std::pair<OpCode, DType>, int> n;
+  for (uint64_t seed = 1; seed <= 300; ++seed)
+    count_bf16_mode_nodes(*testing::random_program(seed, o), n);
+  for (OpCode op : {OpCode::add, OpCode::exp, OpCode::dot_general, OpCode::reduce_sum,
+                    OpCode::reduce_max, OpCode::select, OpCode::convert, OpCode::transpose,
+                    OpCode::concatenate, OpCode::iota, OpCode::constant})
+    EXPECT_GE((n[{op, DType::bf16}]), 10) << op_name(op);
+  EXPECT_GE((n[{OpCode::convert, DType::f32}]), 50);  // bf16 -> f32 (and dots folded into it)
+  EXPECT_GE((n[{OpCode::parameter, DType::f32}]), 50);
+  for (OpCode op : {OpCode::cond, OpCode::while_, OpCode::scan, OpCode::call})
+    EXPECT_GE((n[{op, DType::bf16}]), 10) << op_name(op);
 }
 
 // Each pass finds work in a good share of the generated programs (else the differential test
