@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lazax/autodiff/eval_function.h"
+#include "lazax/autodiff/function_ad.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/stablehlo/stablehlo.h"
 
@@ -57,5 +58,13 @@ StableHloFunction load_stablehlo(std::string_view path_or_text) {
   ss << in.rdbuf();
   return StableHloFunction(stablehlo::import_stablehlo(ss.str()));
 }
+
+namespace stablehlo {
+FunctionPtr vjp_program(const FunctionPtr& f) {
+  std::vector<bool> wrt;
+  for (const TensorType& t : f->param_types()) wrt.push_back(is_floating(t.dtype));
+  return autodiff::vjp_programs(f, wrt).joint;
+}
+}  // namespace stablehlo
 
 }  // namespace lazax

@@ -6,7 +6,9 @@
 2. Each .lzir seed program of tests/fuzz/seeds that has a StableHLO counterpart exported, then
    run with --stablehlo on the inputs `lazax run` of the .lzir gets: the same outputs exactly.
    A seed with a primitive that has none must fail the export naming it, writing no file.
-3. Usage errors: neither PROGRAM nor --stablehlo, and both."""
+3. `lazax export --vjp` of examples/mlp.lzir, run with --stablehlo on (x, w, cotangent): the
+   gradients torch's vjp gives, within 1e-5.
+4. Usage errors: neither PROGRAM nor --stablehlo, and both."""
 import os
 import subprocess
 import sys
@@ -116,7 +118,22 @@ print(f"export: {checked} seed programs round-tripped through run --stablehlo, {
 if checked < 10:
     failures.append(f"only {checked} seeds round-tripped")
 
-# 3. Usage errors.
+# 3. export --vjp against torch's vjp.
+vjp_mlir = os.path.join(scratch, "mlp_vjp.mlir")
+run(["export", os.path.join(root, "examples/mlp.lzir"), "--out", vjp_mlir, "--vjp"])
+x, w, ct = (rng.standard_normal(s).astype(np.float32) for s in ((2, 3), (3, 4), (2, 4)))
+ins = ",".join(save(f"vjp_in{i}.npy", a) for i, a in enumerate((x, w, ct)))
+out = os.path.join(scratch, "vjp_out")
+run(["run", "--stablehlo", vjp_mlir, "--inputs", ins, "--out", out])
+tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+torch.tanh(tx @ tw).backward(torch.tensor(ct))
+worst = max(float(np.abs(np.load(os.path.join(out, f"out{i}.npy")) - t.grad.numpy()).max())
+            for i, t in enumerate((tx, tw)))
+print(f"export --vjp mlp.lzir: worst |diff| against torch {worst:.2e}")
+if worst > 1e-5:
+    failures.append("export --vjp against torch")
+
+# 4. Usage errors.
 for args, want in ((["run", "--out", scratch], "PROGRAM is required"),
                    (["run", "x.lzir", "--stablehlo", "y.mlir", "--out", scratch], "excludes")):
     p = run(args, ok=False)

@@ -12,6 +12,7 @@
 
 #include "lazax/ir/builder.h"
 #include "lazax/lazax.h"
+#include "lazax/stablehlo/load.h"
 #include "lazax/stablehlo/stablehlo.h"
 
 namespace lazax {
@@ -210,6 +211,37 @@ TEST(StableHloExport, ControlFlowRoundTrips) {
     for (Form form : {Form::generic, Form::pretty})
       expect_same(control_program(index), {f32({3})}, form,
                   "control at index " + std::to_string(index));
+  }
+}
+
+// A C++ function and its VJP exported (lazax::export_stablehlo, export_vjp_stablehlo) and
+// imported back: the forward gives f's values, the VJP program the gradients the tape gives
+// for the same cotangent (an integer input gets none).
+TEST(StableHloExport, TracedFunctionAndItsVjp) {
+  auto f = [](const Tensor& x, const Tensor& w, const Tensor& ids) {
+    Tensor h = tanh(matmul(x, w));
+    return std::make_tuple(softmax(h, 1) * h, index_select(h, 1, ids).sum());
+  };
+  Tensor x = input(f32({2, 3}), 1), w = input(f32({3, 4}), 2);
+  Tensor ids = from_vector<int64_t>({3, 0, 3}, {3});
+  FunctionPtr fwd = stablehlo::import_stablehlo(export_stablehlo(f, x, w, ids));
+  FunctionPtr vjp = stablehlo::import_stablehlo(export_vjp_stablehlo(f, x, w, ids));
+  ASSERT_EQ(fwd->num_params(), 3);
+  ASSERT_EQ(vjp->num_params(), 5);  // x, w, ids, then the cotangents of both results
+  ASSERT_EQ(vjp->result_types().size(), 2u);
+  auto [y, s] = f(x, w, ids);
+  std::vector<Tensor> got = call(fwd, {x, w, ids});
+  EXPECT_EQ(got[0].to_vector<float>(), y.to_vector<float>());
+  EXPECT_EQ(got[1].to_vector<float>(), s.to_vector<float>());
+  Tensor ct = input(f32({2, 4}), 3), ct_s = from_vector<float>({0.5f}, {});
+  std::vector<Tensor> g = call(vjp, {x, w, ids, ct, ct_s});
+  Tensor xa = x.detach().requires_grad_(), wa = w.detach().requires_grad_();
+  auto [ya, sa] = f(xa, wa, ids);
+  ((ya * ct).sum() + sa * ct_s).backward();
+  for (auto [want, have] : {std::pair{xa.grad(), g[0]}, {wa.grad(), g[1]}}) {
+    std::vector<float> a = want.to_vector<float>(), b = have.to_vector<float>();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-6f) << k;
   }
 }
 
