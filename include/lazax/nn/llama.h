@@ -64,6 +64,7 @@ class Attention : public Module {
   Attention() = default;
   Attention(int64_t dim, int64_t n_heads, double rope_theta = 10000.0);
   Tensor forward(const Tensor& x) const;  // x [B, T, dim]
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Attention"; }
 
@@ -78,6 +79,7 @@ class FeedForward : public Module {
   FeedForward() = default;
   FeedForward(int64_t dim, int64_t hidden);
   Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "FeedForward"; }
 
@@ -90,6 +92,7 @@ class TransformerBlock : public Module {
   TransformerBlock() = default;
   explicit TransformerBlock(const LlamaConfig& c);
   Tensor forward(const Tensor& h) const;
+  Tensor operator()(const Tensor& h) const { return call_module(*this, h); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "TransformerBlock"; }
 
@@ -107,10 +110,15 @@ class Llama : public Module {
   // Logits [B, T, vocab] of integer tokens [B, T].
   Tensor logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
   // Mean next-token cross entropy of tokens [B, T+1]: the logits of tokens[:, :-1] against
-  // tokens[:, 1:].
+  // tokens[:, 1:]. The cross entropy runs in f32 when the logits are bf16 or f16 (under a bf16
+  // policy: PyTorch autocast's fp32 list does the same).
   Tensor forward(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
+  // The call (forward under the model's precision policy, set_policy; docs/PRECISION.md).
+  Tensor operator()(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
+    return call_module(*this, tokens, mode);
+  }
   Tensor loss(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
-    return forward(tokens, mode);
+    return (*this)(tokens, mode);
   }
   // The decoder layers on h [B, T, dim], run the given way.
   Tensor run_layers(const Tensor& h, LayerMode mode) const;
@@ -142,7 +150,7 @@ class Llama : public Module {
 
  private:
   struct RunBlock {
-    Tensor operator()(const TransformerBlock& b, const Tensor& h) const { return b.forward(h); }
+    Tensor operator()(const TransformerBlock& b, const Tensor& h) const { return b(h); }
   };
   LlamaConfig config_;
   std::shared_ptr<const RematPolicy> remat_;
