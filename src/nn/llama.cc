@@ -205,7 +205,7 @@ Tensor Llama::run_layers(const Tensor& h_in, LayerMode mode) const {
   return h;
 }
 
-Tensor Llama::logits(const Tensor& tokens, LayerMode mode) const {
+Tensor Llama::compute_logits(const Tensor& tokens, LayerMode mode) const {
   if (tokens.dim() != 2 || !is_integer(tokens.dtype()))
     throw ShapeError("[nn::Llama] expects integer tokens [batch, seq], got " + tokens.type_str());
   Tensor h = run_layers(tok_embeddings(tokens), mode);
@@ -217,7 +217,7 @@ Tensor Llama::forward(const Tensor& tokens, LayerMode mode) const {
     throw ShapeError("[nn::Llama] expects integer tokens [batch, seq + 1] with seq >= 1, got " +
                      tokens.type_str());
   int64_t b = tokens.size(0), t = tokens.size(1) - 1;
-  Tensor lg = logits(tokens.slice(1, 0, t), mode);
+  Tensor lg = compute_logits(tokens.slice(1, 0, t), mode);
   Tensor targets = tokens.slice(1, 1, t + 1);
   if (lg.dtype() == DType::bf16 || lg.dtype() == DType::f16) lg = lg.to(DType::f32);
   return cross_entropy(lg.reshape({b * t, config_.vocab}), targets.reshape({b * t}));

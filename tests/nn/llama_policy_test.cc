@@ -48,6 +48,12 @@ TEST(NnPolicy, LlamaInBf16WithF32Norms) {
     }
   }
   EXPECT_EQ(mixed.traced_block_signatures(), 1u);
+  // logits (for sampling) runs under the policy too.
+  Tensor window = tok.slice(1, 0, 8);
+  Tensor lg = mixed.logits(window), lg32 = f32.logits(window);
+  EXPECT_EQ(lg.dtype(), DType::f32);
+  EXPECT_NE(values(lg), values(lg32));
+  expect_close(lg, lg32, 2e-2, "logits");
 }
 
 }  // namespace

@@ -107,8 +107,16 @@ class Llama : public Module {
   // Initializes as PyTorch's defaults (Linear uniform, Embedding N(0,1), norms ones) from the
   // default generator, and syncs so that the parameters are materialized.
   explicit Llama(const LlamaConfig& c);
-  // Logits [B, T, vocab] of integer tokens [B, T].
-  Tensor logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
+  // Logits [B, T, vocab] of integer tokens [B, T], under the model's policy as a call is
+  // (call_module_method).
+  Tensor logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
+    return call_module_method(
+        *this,
+        [](const Llama& m, const Tensor& t, LayerMode md) { return m.compute_logits(t, md); },
+        tokens, mode);
+  }
+  // The logits without the policy's converts (what forward computes its loss from).
+  Tensor compute_logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
   // Mean next-token cross entropy of tokens [B, T+1]: the logits of tokens[:, :-1] against
   // tokens[:, 1:]. The cross entropy runs in f32 when the logits are bf16 or f16 (under a bf16
   // policy: PyTorch autocast's fp32 list does the same).

@@ -156,14 +156,14 @@ void set_policy(Module& root, const Policy& p) {
   });
 }
 
-// A module call: m.forward(args...) under m's policy (set_policy). Without one, forward as is;
-// with its own, on a copy of m whose governed parameters are converted, with the floating tensors
-// of the tree arguments converted to the compute dtype, and the results to the output dtype; an
-// inherited one converts the arguments only (the owner converted the parameters, and its call
-// converts the results). Inside a module with a policy the policy decides the dtypes: Autocast is
-// off for its forward. Every module's operator() is this.
-template <class M, class... Args>
-auto call_module(const M& m, const Args&... args) {
+// A module call: method(m, args...) under m's policy (set_policy), for a method other than
+// forward (Llama::logits). Without a policy, method as is; with its own, on a copy of m whose
+// governed parameters are converted, with the floating tensors of the tree arguments converted
+// to the compute dtype, and the results to the output dtype; an inherited one converts the
+// arguments only (the owner converted the parameters, and its call converts the results).
+// Inside a module with a policy the policy decides the dtypes: Autocast is off in its method.
+template <class M, class Method, class... Args>
+auto call_module_method(const M& m, const Method& method, const Args&... args) {
   auto compute = [&m](const auto& a) {
     using A = std::decay_t<decltype(a)>;
     if constexpr (requires(std::vector<Tensor>& out) { TreeTraits<A>::flatten(a, out); })
@@ -172,12 +172,20 @@ auto call_module(const M& m, const Args&... args) {
       return a;
   };
   const Policy* p = m.policy_in_effect();
-  if (p == nullptr) return m.forward(args...);
-  if (m.inherits_policy()) return m.forward(compute(args)...);
+  if (p == nullptr) return method(m, args...);
+  if (m.inherits_policy()) return method(m, compute(args)...);
   M run = m;
   detail::prepare_policy_copy(run);
   Autocast off(DType::f32);
-  return p->cast_to_output(run.forward(compute(args)...));
+  return p->cast_to_output(method(run, compute(args)...));
+}
+
+// The module call (PyTorch's Module.__call__): m.forward(args...) under m's policy, as
+// call_module_method. Every module's operator() is this.
+template <class M, class... Args>
+auto call_module(const M& m, const Args&... args) {
+  return call_module_method(
+      m, [](const M& run, const auto&... a) { return run.forward(a...); }, args...);
 }
 
 // visit() helper for a list of submodules: names them "name.0", "name.1", ...
