@@ -26,8 +26,10 @@ struct TrainOptions {
   std::string corpus;  // empty: the fortunes
   std::string mode = "lazy";
   std::string remat = "none";
-  std::string precision = "f32";  // bf16: matmuls under Autocast(bf16), f32 weights and state
-  bool print_residuals = false;   // list what a layer's backward keeps (--mode assume_pure)
+  // bf16: matmuls under Autocast(bf16); a jmp policy string: the model under that Policy
+  // (apply_precision); f32 weights and state either way
+  std::string precision = "f32";
+  bool print_residuals = false;  // list what a layer's backward keeps (--mode assume_pure)
   std::string init, batches, save, resume, log, svg = "loss.svg";
   std::string schedule = "cosine";
   // Checkpoints (train_checkpoints.h): --resume is a file, a directory or "auto".
@@ -56,6 +58,14 @@ nn::LlamaConfig checkpoint_config(const std::string& path);
 // weights of a training checkpoint) into `model`. A missing, unexpected or wrongly shaped or typed
 // entry is a ValueError / ShapeError naming it and the file.
 void load_weights(nn::Llama& model, const std::string& path);
+
+// What --precision accepts: "f32", "bf16" (Autocast, set by the caller) or a jmp policy string
+// (lazax::Policy::parse, "params=f32,compute=bf16,output=f32") whose params are f32. Returns the
+// problem, or "" when `precision` is good.
+std::string precision_problem(const std::string& precision);
+// --precision POLICY: gives `model` the policy and its RMSNorms compute=f32, output=the policy's
+// compute dtype (docs/PRECISION.md's recipe); "f32" and "bf16" leave the model as it is.
+void apply_precision(nn::Llama& model, const std::string& precision);
 
 // `n` bytes sampled after `prompt` at `temperature` (0: the most likely byte), feeding the model
 // windows of its training length.

@@ -15,6 +15,11 @@ namespace {
 
 using Range64 = CLI::Range;
 
+// --precision: f32, bf16 or a jmp policy string (precision_problem, train.h).
+CLI::Validator precision_validator() {
+  return {[](std::string& v) { return precision_problem(v); }, "PRECISION", "precision"};
+}
+
 void add_sizes(CLI::App* sub, TrainOptions& o) {
   sub->add_option("--model", o.model,
                   "size preset: tiny (dim 256, 4 layers) or small (dim 512, "
@@ -60,9 +65,11 @@ void add_train_command(CLI::App& app) {
                   "how the layers run: lazy, assume_pure (each layer traced once) or scan")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
   sub->add_option("--precision", o->precision,
-                  "f32, or bf16: matmuls in bf16 (lazax::Autocast, docs/PRECISION.md) with f32 "
-                  "master weights, optimizer state and checkpoints (default f32)")
-      ->check(CLI::IsMember({"f32", "bf16"}));
+                  "f32; bf16: matmuls in bf16 (lazax::Autocast, docs/PRECISION.md); or a jmp "
+                  "policy such as params=f32,compute=bf16,output=f32: the model computes in bf16, "
+                  "its norms in f32 (lazax::Policy). Master weights, optimizer state and "
+                  "checkpoints stay f32 (default f32)")
+      ->check(precision_validator());
   sub->add_option(
       "--remat", o->remat,
       "what each layer's backward keeps, with --mode assume_pure or scan: none (lazax's default "
@@ -145,9 +152,9 @@ void add_sample_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 100.0));
   sub->add_option("--seed", o->seed, "seed of the sampling (default 0)");
   sub->add_option("--precision", o->precision,
-                  "f32, or bf16: matmuls in bf16 (lazax::Autocast) on the f32 checkpoint's "
-                  "weights (default f32)")
-      ->check(CLI::IsMember({"f32", "bf16"}));
+                  "f32; bf16: matmuls in bf16 (lazax::Autocast); or a policy as for train "
+                  "(lazax::Policy), on the f32 checkpoint's weights (default f32)")
+      ->check(precision_validator());
   sub->add_option("--backend", o->backend, "the backend (default: $LAZAX_BACKEND, else cpu)")
       ->check(backend_validator());
   sub->callback([o] {
@@ -157,6 +164,7 @@ void add_sample_command(CLI::App& app) {
     Context::get().set_backend(o->backend);
     nn::Llama model(c);
     optim::load_checkpoint(o->checkpoint, model.named_parameters(), nullptr, nullptr);
+    apply_precision(model, o->precision);
     std::string text = sample_text(model, o->prompt, o->tokens, o->temperature, o->seed);
     std::printf("%s%s\n", o->prompt.c_str(), printable(text).c_str());
   });

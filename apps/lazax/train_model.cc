@@ -8,6 +8,7 @@
 #include "lazax/core/error.h"
 #include "lazax/io/file.h"
 #include "lazax/io/safetensors.h"
+#include "lazax/nn/policy.h"
 #include "train.h"
 
 namespace lazax::cli {
@@ -143,6 +144,30 @@ std::string sample_text(const nn::Llama& model, const std::string& prompt, int64
     out += static_cast<char>(next);
   }
   return out;
+}
+
+std::string precision_problem(const std::string& precision) {
+  if (precision == "f32" || precision == "bf16") return "";
+  if (precision.find('=') == std::string::npos)
+    return "unknown precision '" + precision +
+           "'; use f32, bf16 or a policy such as params=f32,compute=bf16,output=f32";
+  try {
+    if (Policy::parse(precision).param_dtype != DType::f32)
+      return "the policy '" + precision + "' must keep params=f32 (the master weights, the " +
+             "optimizer's state and checkpoints are f32)";
+  } catch (const ValueError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void apply_precision(nn::Llama& model, const std::string& precision) {
+  if (const std::string problem = precision_problem(precision); !problem.empty())
+    throw ValueError("[train] --precision: " + problem);
+  if (precision == "f32" || precision == "bf16") return;
+  const Policy p = Policy::parse(precision);
+  model.set_policy(p);
+  nn::set_policy<nn::RMSNorm>(model, Policy{DType::f32, DType::f32, p.compute_dtype});
 }
 
 }  // namespace lazax::cli

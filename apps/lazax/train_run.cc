@@ -124,8 +124,7 @@ double mean_loss(const nn::Llama& model, const std::vector<train::Batch>& batche
   NoGrad no_grad;
   const nn::LlamaConfig& c = model.config();
   double total = 0;
-  for (const train::Batch& b : batches)
-    total += model.forward(to_tokens(b, c.batch, c.seq), mode).item();
+  for (const train::Batch& b : batches) total += model(to_tokens(b, c.batch, c.seq), mode).item();
   return total / static_cast<double>(batches.size());
 }
 
@@ -140,7 +139,7 @@ double infer_ms_per_step(const nn::Llama& model, const std::vector<train::Batch>
   for (int i = 0; i < kWarmup + kSteps; ++i) {
     const train::Batch& b = batches[static_cast<size_t>(i) % batches.size()];
     const auto t0 = Clock::now();
-    (void)model.forward(to_tokens(b, c.batch, c.seq), mode).item();
+    (void)model(to_tokens(b, c.batch, c.seq), mode).item();
     if (i >= kWarmup) total += ms_since(t0);
   }
   return total / kSteps;
@@ -228,6 +227,7 @@ int train(const TrainOptions& options) {
   manual_seed(o.seed);
   nn::Llama model(c);
   model.set_remat(remat);
+  apply_precision(model, o.precision);
   if (!o.init.empty()) load_weights(model, o.init);
   const int64_t bucket_bytes = static_cast<int64_t>(o.bucket_mb * 1024 * 1024);
   TrainSharding sharding(shard, model, bucket_bytes);
@@ -311,7 +311,7 @@ int train(const TrainOptions& options) {
     Tensor tokens = to_tokens(b, c.batch, c.seq);
     if (ranks > 1) tokens = narrow(tokens, 0, rank * (c.batch / ranks), c.batch / ranks);
     sharding.bind();  // full: the parameters gathered from the shards, for this step
-    Tensor loss = model.forward(tokens, mode);
+    Tensor loss = model(tokens, mode);
     loss.backward();
     // Averaged over the ranks and clipped; the norm is logged every step.
     Tensor norm = sharding.reduce_gradients(o.clip);

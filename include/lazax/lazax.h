@@ -26,6 +26,7 @@
 #include "lazax/nn/layers.h"
 #include "lazax/nn/llama.h"
 #include "lazax/nn/module.h"
+#include "lazax/nn/policy.h"
 #include "lazax/nn/scan_layers.h"
 #include "lazax/optim/adamw.h"
 #include "lazax/optim/checkpoint.h"

@@ -144,8 +144,8 @@ TransformerBlock::TransformerBlock(const LlamaConfig& c)
       feed_forward(c.dim, c.hidden) {}
 
 Tensor TransformerBlock::forward(const Tensor& h_in) const {
-  Tensor h = h_in + attention.forward(attention_norm(h_in));
-  return h + feed_forward.forward(ffn_norm(h));
+  Tensor h = h_in + attention(attention_norm(h_in));
+  return h + feed_forward(ffn_norm(h));
 }
 
 void TransformerBlock::visit(ModuleVisitor& v) {
@@ -201,11 +201,11 @@ Tensor Llama::run_layers(const Tensor& h_in, LayerMode mode) const {
       break;
   }
   Tensor h = h_in;
-  for (const TransformerBlock& b : layers) h = b.forward(h);
+  for (const TransformerBlock& b : layers) h = b(h);
   return h;
 }
 
-Tensor Llama::logits(const Tensor& tokens, LayerMode mode) const {
+Tensor Llama::compute_logits(const Tensor& tokens, LayerMode mode) const {
   if (tokens.dim() != 2 || !is_integer(tokens.dtype()))
     throw ShapeError("[nn::Llama] expects integer tokens [batch, seq], got " + tokens.type_str());
   Tensor h = run_layers(tok_embeddings(tokens), mode);
@@ -217,8 +217,9 @@ Tensor Llama::forward(const Tensor& tokens, LayerMode mode) const {
     throw ShapeError("[nn::Llama] expects integer tokens [batch, seq + 1] with seq >= 1, got " +
                      tokens.type_str());
   int64_t b = tokens.size(0), t = tokens.size(1) - 1;
-  Tensor lg = logits(tokens.slice(1, 0, t), mode);
+  Tensor lg = compute_logits(tokens.slice(1, 0, t), mode);
   Tensor targets = tokens.slice(1, 1, t + 1);
+  if (lg.dtype() == DType::bf16 || lg.dtype() == DType::f16) lg = lg.to(DType::f32);
   return cross_entropy(lg.reshape({b * t, config_.vocab}), targets.reshape({b * t}));
 }
 

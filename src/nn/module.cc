@@ -103,7 +103,56 @@ void Module::to(DType dtype) {
   });
 }
 
+namespace {
+// Visits the parameters governed by a module's policy: its own and those of its submodules
+// without a policy of their own (calling on_module for each such submodule first).
+template <class OnParam, class OnModule>
+struct GovernedVisitor : ModuleVisitor {
+  OnParam on_param;
+  OnModule on_module;
+  GovernedVisitor(OnParam p, OnModule m) : on_param(std::move(p)), on_module(std::move(m)) {}
+  void parameter(const std::string&, Tensor& t) override { on_param(t); }
+  void buffer(const std::string&, Tensor&) override {}
+  void module(const std::string&, Module& m) override {
+    if (m.policy() != nullptr) return;  // it converts at its own boundary
+    on_module(m);
+    m.visit(*this);
+  }
+  void attribute(const std::string&, double) override {}
+};
+}  // namespace
+
+void Module::set_policy(const Policy& p) {
+  for (DType t : {p.param_dtype, p.compute_dtype, p.output_dtype})
+    lazax::detail::check_cast_dtype(t, ("nn::" + type_name() + "::set_policy").c_str());
+  policy_ = p;
+  inherited_ = false;
+  NoGrad off;
+  GovernedVisitor v(
+      [&p](Tensor& t) {
+        if (!t.defined() || !is_floating(t.dtype()) || t.dtype() == p.param_dtype) return;
+        const bool grad = t.requires_grad();
+        t = t.to(p.param_dtype).detach();
+        if (grad) t.requires_grad_();
+      },
+      [](Module&) {});
+  visit(v);
+}
+
 namespace detail {
+
+void prepare_policy_copy(Module& m) {
+  const Policy p = *m.policy_;
+  GovernedVisitor v(
+      [&p](Tensor& t) {
+        if (t.defined() && is_floating(t.dtype())) t = t.to(p.compute_dtype);
+      },
+      [&p](Module& sub) {
+        sub.policy_ = p;
+        sub.inherited_ = true;
+      });
+  m.visit(v);
+}
 
 namespace {
 // Visits the parameters of the module tree without building their names (the transforms flatten
@@ -143,8 +192,18 @@ struct KeyVisitor : ModuleVisitor {
   }
   void buffer(const std::string&, Tensor&) override {}
   void module(const std::string& n, Module& m) override {
-    if (s) *s += n + "=" + m.type_name() + (m.is_training() ? "{" : "(eval){");
+    const Policy* p = m.policy_in_effect();
+    if (s) {
+      *s += n + "=" + m.type_name() + (m.is_training() ? "" : "(eval)");
+      if (p) *s += (m.inherits_policy() ? "(inherited policy " : "(policy ") + p->str() + ")";
+      *s += "{";
+    }
     if (k) k->add(m.is_training() ? 1 : 0);
+    if (k && p) {  // (a policy changes what forward computes)
+      k->add(TreeKey::kStruct | (m.inherits_policy() ? 1u << 24 : 0u) |
+             static_cast<uint64_t>(p->param_dtype) << 16 |
+             static_cast<uint64_t>(p->compute_dtype) << 8 | static_cast<uint64_t>(p->output_dtype));
+    }
     m.visit(*this);
     if (s) *s += "}";
     if (k) k->add(TreeKey::kEnd);

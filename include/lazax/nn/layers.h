@@ -1,5 +1,7 @@
 // Basic modules with PyTorch's names, layouts and default initializations. Random
 // initializations draw from lazax::default_generator() (seed it with manual_seed).
+// A module's operator() is its call (call_module, module.h: forward under its precision
+// policy); forward is the computation alone.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,7 +22,7 @@ class Linear : public Module {
   Linear() = default;
   Linear(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Linear"; }
 
@@ -34,7 +36,7 @@ class Embedding : public Module {
   Embedding() = default;
   Embedding(int64_t num_embeddings, int64_t embedding_dim);
   Tensor forward(const Tensor& ids) const;
-  Tensor operator()(const Tensor& ids) const { return forward(ids); }
+  Tensor operator()(const Tensor& ids) const { return call_module(*this, ids); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Embedding"; }
 
@@ -47,7 +49,7 @@ class RMSNorm : public Module {
   RMSNorm() = default;
   explicit RMSNorm(int64_t dim, double eps = 1e-5);
   Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "RMSNorm"; }
 
@@ -62,7 +64,7 @@ class LayerNorm : public Module {
   LayerNorm() = default;
   explicit LayerNorm(int64_t dim, double eps = 1e-5, bool bias = true);
   Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "LayerNorm"; }
 
@@ -76,7 +78,7 @@ class Dropout : public Module {
  public:
   explicit Dropout(double p = 0.5);
   Tensor forward(const Tensor& x) const;
-  Tensor operator()(const Tensor& x) const { return forward(x); }
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override { v.attribute("p", p); }
   std::string type_name() const override { return "Dropout"; }
 

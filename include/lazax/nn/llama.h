@@ -64,6 +64,7 @@ class Attention : public Module {
   Attention() = default;
   Attention(int64_t dim, int64_t n_heads, double rope_theta = 10000.0);
   Tensor forward(const Tensor& x) const;  // x [B, T, dim]
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Attention"; }
 
@@ -78,6 +79,7 @@ class FeedForward : public Module {
   FeedForward() = default;
   FeedForward(int64_t dim, int64_t hidden);
   Tensor forward(const Tensor& x) const;
+  Tensor operator()(const Tensor& x) const { return call_module(*this, x); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "FeedForward"; }
 
@@ -90,6 +92,7 @@ class TransformerBlock : public Module {
   TransformerBlock() = default;
   explicit TransformerBlock(const LlamaConfig& c);
   Tensor forward(const Tensor& h) const;
+  Tensor operator()(const Tensor& h) const { return call_module(*this, h); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "TransformerBlock"; }
 
@@ -104,13 +107,26 @@ class Llama : public Module {
   // Initializes as PyTorch's defaults (Linear uniform, Embedding N(0,1), norms ones) from the
   // default generator, and syncs so that the parameters are materialized.
   explicit Llama(const LlamaConfig& c);
-  // Logits [B, T, vocab] of integer tokens [B, T].
-  Tensor logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
+  // Logits [B, T, vocab] of integer tokens [B, T], under the model's policy as a call is
+  // (call_module_method).
+  Tensor logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
+    return call_module_method(
+        *this,
+        [](const Llama& m, const Tensor& t, LayerMode md) { return m.compute_logits(t, md); },
+        tokens, mode);
+  }
+  // The logits without the policy's converts (what forward computes its loss from).
+  Tensor compute_logits(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
   // Mean next-token cross entropy of tokens [B, T+1]: the logits of tokens[:, :-1] against
-  // tokens[:, 1:].
+  // tokens[:, 1:]. The cross entropy runs in f32 when the logits are bf16 or f16 (under a bf16
+  // policy: PyTorch autocast's fp32 list does the same).
   Tensor forward(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const;
+  // The call (forward under the model's precision policy, set_policy; docs/PRECISION.md).
+  Tensor operator()(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
+    return call_module(*this, tokens, mode);
+  }
   Tensor loss(const Tensor& tokens, LayerMode mode = LayerMode::lazy) const {
-    return forward(tokens, mode);
+    return (*this)(tokens, mode);
   }
   // The decoder layers on h [B, T, dim], run the given way.
   Tensor run_layers(const Tensor& h, LayerMode mode) const;
@@ -142,7 +158,7 @@ class Llama : public Module {
 
  private:
   struct RunBlock {
-    Tensor operator()(const TransformerBlock& b, const Tensor& h) const { return b.forward(h); }
+    Tensor operator()(const TransformerBlock& b, const Tensor& h) const { return b(h); }
   };
   LlamaConfig config_;
   std::shared_ptr<const RematPolicy> remat_;

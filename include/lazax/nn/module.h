@@ -10,20 +10,33 @@
 // captured tensors, and the attributes and training flags are part of the structure key. So
 // grad(f)(model) returns a module of the same type whose parameters are the gradients, and a
 // module can be an argument of an assume_pure or jit function.
+//
+// A module may carry a mixed-precision policy (policy.h; Haiku's hk.mixed_precision.set_policy):
+// calling it (operator(), which is call_module below: PyTorch's Module.__call__ around forward)
+// runs forward on its inputs and parameters converted to compute_dtype and converts the results
+// to output_dtype, while the stored parameters keep param_dtype. docs/PRECISION.md.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
 
+#include "lazax/api/autocast.h"
 #include "lazax/autodiff/tree.h"
+#include "lazax/nn/policy.h"
 
 namespace lazax::nn {
 
 class Module;
+namespace detail {
+// Gives a module copy made by call_module its policy's compute dtype: converts the parameters
+// of `m` and of its submodules without a policy of their own, which become inheriting ones.
+void prepare_policy_copy(Module& m);
+}  // namespace detail
 using StateDict = std::map<std::string, Tensor>;
 using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
@@ -75,6 +88,22 @@ class Module {
   // Number of parameter elements.
   int64_t num_parameters() const;
 
+  // The mixed-precision policy of this module and of its submodules that have none of their own
+  // (they inherit it): a call (call_module) converts the floating inputs, and the parameters of
+  // this module and of those submodules, to p.compute_dtype, runs forward, and converts the
+  // floating results to p.output_dtype. The converts are recorded ops (traced, differentiated:
+  // the gradients of f32 parameters are f32). set_policy converts the floating parameters it
+  // governs to p.param_dtype now (new leaves, as to()); a no-op when they already are.
+  // A submodule with a policy of its own (a norm kept in f32) converts at its own boundary.
+  void set_policy(const Policy& p);
+  void clear_policy() { policy_.reset(); }
+  // This module's own policy, or null.
+  const Policy* policy() const { return policy_ && !inherited_ ? &*policy_ : nullptr; }
+  // The policy a call runs this module under: its own, or one inherited from an ancestor's call
+  // (set on the copy of the module that such a call runs, never on the caller's module); null.
+  const Policy* policy_in_effect() const { return policy_ ? &*policy_ : nullptr; }
+  bool inherits_policy() const { return policy_ && inherited_; }
+
   // Calls fn(full_name, tensor, is_parameter) for every tensor, in registration order.
   template <class Fn>
   void for_each_tensor(Fn&& fn) {
@@ -111,8 +140,53 @@ class Module {
   static Tensor make_parameter(const Tensor& value);
 
  private:
+  friend void detail::prepare_policy_copy(Module& m);
   bool training_ = true;
+  std::optional<Policy> policy_;
+  bool inherited_ = false;  // policy_ came from an ancestor's call
 };
+
+// Haiku's hk.mixed_precision.set_policy(cls, policy): gives every module of type M in `root`
+// (root included) the policy `p`, e.g. set_policy<RMSNorm>(model, Policy::parse("c=f32,o=bf16"))
+// keeps a bf16 model's norms in f32.
+template <class M>
+void set_policy(Module& root, const Policy& p) {
+  root.for_each_module([&p](Module& m) {
+    if (dynamic_cast<M*>(&m) != nullptr) m.set_policy(p);
+  });
+}
+
+// A module call: method(m, args...) under m's policy (set_policy), for a method other than
+// forward (Llama::logits). Without a policy, method as is; with its own, on a copy of m whose
+// governed parameters are converted, with the floating tensors of the tree arguments converted
+// to the compute dtype, and the results to the output dtype; an inherited one converts the
+// arguments only (the owner converted the parameters, and its call converts the results).
+// Inside a module with a policy the policy decides the dtypes: Autocast is off in its method.
+template <class M, class Method, class... Args>
+auto call_module_method(const M& m, const Method& method, const Args&... args) {
+  auto compute = [&m](const auto& a) {
+    using A = std::decay_t<decltype(a)>;
+    if constexpr (requires(std::vector<Tensor>& out) { TreeTraits<A>::flatten(a, out); })
+      return m.policy_in_effect()->cast_to_compute(a);
+    else
+      return a;
+  };
+  const Policy* p = m.policy_in_effect();
+  if (p == nullptr) return method(m, args...);
+  if (m.inherits_policy()) return method(m, compute(args)...);
+  M run = m;
+  detail::prepare_policy_copy(run);
+  Autocast off(DType::f32);
+  return p->cast_to_output(method(run, compute(args)...));
+}
+
+// The module call (PyTorch's Module.__call__): m.forward(args...) under m's policy, as
+// call_module_method. Every module's operator() is this.
+template <class M, class... Args>
+auto call_module(const M& m, const Args&... args) {
+  return call_module_method(
+      m, [](const M& run, const auto&... a) { return run.forward(a...); }, args...);
+}
 
 // visit() helper for a list of submodules: names them "name.0", "name.1", ...
 template <class M>

@@ -20,7 +20,8 @@ std::vector<Tensor> stack_layer_parameters(const std::vector<std::vector<Tensor>
                                            const std::string& type_name);
 }  // namespace detail
 
-// M: a module with `Tensor forward(const Tensor&) const`. Runs h through layers[0], layers[1],
+// M: a module with `Tensor forward(const Tensor&) const`, each layer called as call_module
+// (under its precision policy, module.h). Runs h through layers[0], layers[1],
 // ... as one scan; the result equals the unrolled loop. No layers: h unchanged. With a remat
 // `policy` (remat.h), each layer's backward keeps only what the policy saves (stacked over the
 // layers) and recomputes the rest in the reverse scan (control_flow.h's ScanOptions).
@@ -35,7 +36,7 @@ Tensor scan_layers(const std::vector<M>& layers, const Tensor& h,
   const M& like = layers[0];
   auto body = [&like](const Tensors& carry, const Tensors& x) {
     M layer = tree_unflatten(like, x);
-    return std::make_pair(Tensors{layer.forward(carry[0])}, Tensors{});
+    return std::make_pair(Tensors{call_module(layer, carry[0])}, Tensors{});
   };
   return scan(body, {h}, xs, ScanOptions{.remat = std::move(policy)}).first[0];
 }
