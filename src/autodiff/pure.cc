@@ -328,6 +328,37 @@ std::vector<Tensor> call_with_vjp(const autodiff::VjpPrograms& p,
       });
 }
 
+// Why e.fn has no reverse mode for the inputs that require grad now (a while loop, as in JAX),
+// or nullptr when it has one. The split is tried once per set of inputs; a failure is kept.
+const std::string* no_vjp(const PureEntry& e, const std::vector<Tensor>& inputs, uint64_t mask) {
+  const bool by_mask = inputs.size() <= 64;
+  if (by_mask && !e.no_vjp_why.empty() && e.no_vjp_mask == mask) return &e.no_vjp_why;
+  try {
+    vjp_split(e, inputs, mask);
+    return nullptr;
+  } catch (const NotDifferentiableError& err) {
+    e.no_vjp_why = err.what();
+    e.no_vjp_mask = by_mask ? mask : ~uint64_t{0};
+    return &e.no_vjp_why;
+  }
+}
+
+// A call of a function without reverse mode on inputs that track derivatives: one call node
+// whose tape entry differentiates forward (jvp through the traced function) and raises the
+// reason when a backward pass reaches it.
+std::vector<Tensor> call_forward_mode_only(const PureEntry& e, const std::vector<Tensor>& inputs,
+                                           const std::string& why) {
+  std::vector<Tensor> outs = record_op(OpCode::call, inputs, CallAttrs{e.fn}).vec();
+  FunctionPtr fn = e.fn;
+  return attach_custom_vjp(
+      inputs, std::move(outs),
+      CustomVjpWithInputs([why](const std::vector<Tensor>&, std::span<const Tensor>)
+                              -> std::vector<Tensor> { throw NotDifferentiableError(why); }),
+      nullptr, [fn](const std::vector<Tensor>& tangents, std::span<const Tensor> saved_inputs) {
+        return autodiff::call_jvp(fn, saved_inputs, tangents);
+      });
+}
+
 // Writes the new values of in-place-updated inputs and outer tensors back.
 void write_back(const PureEntry& e, const std::vector<Tensor>& args,
                 const std::vector<Tensor>& results) {
@@ -377,9 +408,14 @@ std::vector<Tensor> call_pure(const PureEntry& e, const std::vector<Tensor>& arg
   }
   const std::vector<Tensor>& inputs = e.captures.empty() ? args : with_captures;
   uint64_t mask = 0;
-  std::vector<Tensor> results = grad_inputs(inputs, mask)
-                                    ? call_with_vjp(vjp_split(e, inputs, mask), inputs)
-                                    : record_op(OpCode::call, inputs, CallAttrs{e.fn}).vec();
+  std::vector<Tensor> results;
+  if (!grad_inputs(inputs, mask)) {
+    results = record_op(OpCode::call, inputs, CallAttrs{e.fn}).vec();
+  } else if (const std::string* why = no_vjp(e, inputs, mask)) {
+    results = call_forward_mode_only(e, inputs, *why);
+  } else {
+    results = call_with_vjp(vjp_split(e, inputs, mask), inputs);
+  }
   write_back(e, args, results);
   results.resize(e.num_outputs);
   return results;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <vector>
 
+#include "lazax/autodiff/control_flow.h"
 #include "lazax/autodiff/pure.h"
 #include "lazax/autodiff/transforms.h"
 #include "pure_test_util.h"
@@ -92,5 +93,31 @@ TEST(ForwardModeThroughPure, JvpOfACustomVjpStillSaysWhy) {
     FAIL() << "expected NotDifferentiableError";
   } catch (const NotDifferentiableError& e) {
     EXPECT_NE(std::string(e.what()).find("custom_vjp"), std::string::npos) << e.what();
+  }
+}
+
+// A pure function with a while loop has no reverse mode (as in JAX) but a forward one: jvp
+// through the assume_pure call works (x doubled while its sum is under 10: twice from
+// [1, 1, 0.5], so d/dx = 4), and a backward pass through the call says why it cannot.
+TEST(ForwardModeThroughPure, JvpThroughAPureWhileLoopAndBackwardSaysWhy) {
+  auto f = assume_pure([](const Tensor& x) {
+    return while_loop([](const Tensor& c) { return c.sum() < 10.0; },
+                      [](const Tensor& c) { return c * 2.0; }, x);
+  });
+  Tensor x = from_vector<float>({1, 1, 0.5f}, {3});
+  Tensor tx = from_vector<float>({1, -1, 2}, {3});
+  for (int k = 0; k < 2; ++k) {  // the second call finds the failed split remembered
+    auto [y, t] =
+        jvp([&](const Tensor& a) { return f(a); }, std::make_tuple(x), std::make_tuple(tx));
+    EXPECT_EQ(vec(y), (std::vector<float>{4, 4, 2}));
+    EXPECT_EQ(vec(t), (std::vector<float>{4, -4, 8}));
+  }
+  Tensor xg = x.detach().requires_grad_();
+  Tensor loss = f(xg).sum();  // recording it is fine; the backward pass is not
+  try {
+    loss.backward();
+    FAIL() << "expected NotDifferentiableError";
+  } catch (const NotDifferentiableError& e) {
+    EXPECT_NE(std::string(e.what()).find("while_loop"), std::string::npos) << e.what();
   }
 }

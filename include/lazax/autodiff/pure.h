@@ -9,6 +9,8 @@
 // call, and receive gradients. Non-tensor arguments are static: part of the cache key. In-place
 // updates of inputs or captured tensors inside f are functionalized and written back after the
 // call. Random ops thread the generator state the same way (new numbers on every call).
+// A function without reverse mode (a while loop, as in JAX) still differentiates forward (jvp);
+// a backward pass that reaches its call raises the NotDifferentiableError that says why.
 #pragma once
 #include <any>
 #include <functional>
@@ -62,7 +64,10 @@ struct PureEntry {
   // The VJP split call_pure used last and the inputs it differentiates (saves a lookup).
   mutable const autodiff::VjpPrograms* vjp = nullptr;
   mutable std::vector<bool> vjp_wrt;
-  mutable uint64_t vjp_wrt_mask = 0;         // vjp_wrt as bits, when it has at most 64 inputs
+  mutable uint64_t vjp_wrt_mask = 0;  // vjp_wrt as bits, when it has at most 64 inputs
+  // Why no VJP split exists for the inputs of no_vjp_mask (a while loop: forward mode only).
+  mutable std::string no_vjp_why;
+  mutable uint64_t no_vjp_mask = 0;
   std::shared_ptr<const RematPolicy> remat;  // PureOptions::remat, prevent_cse
   bool prevent_cse = true;
 };
