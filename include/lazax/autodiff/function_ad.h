@@ -76,7 +76,8 @@ std::vector<Tensor> scan_vjp(const OpContext& c, const std::vector<Tensor>& cts)
 std::vector<Tensor> scan_with_vjp(const ScanAttrs& a, const std::vector<Tensor>& inputs,
                                   const RematPolicy* policy, bool prevent_cse);
 
-// Forgets the VJP splits, JVP programs and batched call programs built so far (benchmarks that time a first step).
+// Forgets the VJP splits, JVP programs and batched call programs built so far (benchmarks that
+// time a first step).
 // Not while a program of theirs may still be recorded or run.
 void clear_program_caches();
 
