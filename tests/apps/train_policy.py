@@ -7,7 +7,6 @@ model under a bf16 compute policy (its norms in f32): the losses stay within 2e-
 PyTorch's f32 losses and are not lazax's f32 losses (the compute is bf16), the checkpoint keeps
 f32 weights, `lazax sample` takes the policy, and a bad policy is a usage error naming the field.
 """
-import json
 import os
 import shutil
 import subprocess
@@ -31,31 +30,16 @@ def path(name):
 
 
 text = np.frombuffer(open(__file__, "rb").read(), dtype=np.uint8).astype(np.int64)
-weights = tm.random_weights(
-    tm.param_shapes(SIZE["dim"], SIZE["layers"], SIZE["heads"], SIZE["hidden"]), seed=1)
-tm.write_safetensors(path("init.safetensors"), weights)
-rng = np.random.default_rng(2)
-starts = rng.integers(0, len(text) - SIZE["seq"] - 1, (STEPS, SIZE["batch"]))
-batches = np.stack([[text[s:s + SIZE["seq"] + 1] for s in row] for row in starts])
-np.save(path("batches.npy"), batches)
+weights, batches = tm.make_run_inputs(text, SIZE, STEPS, 1, path("init.safetensors"),
+                                     path("batches.npy"))
 ref = tm.train_losses(weights, batches, SIZE["layers"], SIZE["heads"], LR, WD, STEPS)
 
 
 def train(precision, name, save=True):
-    args = [LAZAX, "train", "--dim", str(SIZE["dim"]), "--layers", str(SIZE["layers"]),
-            "--heads", str(SIZE["heads"]), "--hidden", str(SIZE["hidden"]),
-            "--init", path("init.safetensors"), "--batches", path("batches.npy"),
-            "--schedule", "constant", "--clip", "0", "--optimizer", "adamw", "--lr", str(LR),
-            "--weight-decay", str(WD), "--steps", str(STEPS), "--precision", precision,
-            "--log", path(name + ".jsonl"), "--svg", "", "--sample", "0", "--quiet"]
-    if save:
-        args += ["--save", path(name + ".safetensors")]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        print(r.stdout, r.stderr)
-        raise SystemExit(f"lazax train --precision {precision} failed ({r.returncode})")
-    with open(path(name + ".jsonl")) as f:
-        return [json.loads(line)["loss"] for line in f]
+    save_args = ["--save", path(name + ".safetensors")] if save else []
+    return [r["loss"] for r in tm.lazax_train(
+        LAZAX, SIZE, path("init.safetensors"), path("batches.npy"), LR, WD,
+        path(name + ".jsonl"), "--steps", str(STEPS), "--precision", precision, *save_args)]
 
 
 failed = []
@@ -67,10 +51,7 @@ print(f"{'ok  ' if ok else 'FAIL'} policy: step 1 {got[0]:.5f} vs torch f32 {ref
       f"lazax f32 step {STEPS} {f32[-1]:.5f}")
 failed += [] if ok else ["losses"]
 
-with open(path("policy.safetensors"), "rb") as f:
-    n = int.from_bytes(f.read(8), "little")
-    header = json.loads(f.read(n))
-dtypes = {v["dtype"] for k, v in header.items() if k != "__metadata__"}
+dtypes = tm.checkpoint_dtypes(path("policy.safetensors"))
 ck = "F32" in dtypes and not dtypes & {"BF16", "F16"}  # (and the I64 step counter)
 print(f"{'ok  ' if ck else 'FAIL'} checkpoint dtypes {sorted(dtypes)}")
 failed += [] if ck else ["checkpoint"]

@@ -8,10 +8,8 @@ With --init, --batches, --schedule constant, --clip 0 and AdamW, the per-step lo
 1e-4 relative at step 1, 2e-3 over the first 20 steps. The modes must agree within f32 rounding,
 and a run resumed from its step-10 checkpoint must log bit-identical losses.
 """
-import json
 import os
 import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -39,32 +37,16 @@ text = np.frombuffer(open(__file__, "rb").read(), dtype=np.uint8).astype(np.int6
 
 def make_inputs(name, size, seed):
     """Weights and batches for a size, written as NAME_init.safetensors and NAME_batches.npy."""
-    weights = tm.random_weights(
-        tm.param_shapes(size["dim"], size["layers"], size["heads"], size["hidden"]), seed=seed)
-    tm.write_safetensors(path(f"{name}_init.safetensors"), weights)
-    rng = np.random.default_rng(seed + 1)
-    starts = rng.integers(0, len(text) - size["seq"] - 1, (STEPS, size["batch"]))
-    batches = np.stack([[text[s:s + size["seq"] + 1] for s in row] for row in starts])
-    np.save(path(f"{name}_batches.npy"), batches)
-    return weights, batches
+    return tm.make_run_inputs(text, size, STEPS, seed, path(f"{name}_init.safetensors"),
+                              path(f"{name}_batches.npy"))
 
 
 failures = []
 
 
 def train(name, size, mode, log, *extra):
-    args = [LAZAX, "train", "--dim", str(size["dim"]), "--layers", str(size["layers"]),
-            "--heads", str(size["heads"]), "--hidden", str(size["hidden"]),
-            "--init", path(f"{name}_init.safetensors"), "--batches", path(f"{name}_batches.npy"),
-            "--schedule", "constant", "--clip", "0", "--optimizer", "adamw",
-            "--lr", str(LR), "--weight-decay", str(WD), "--mode", mode, "--log", path(log),
-            "--svg", "", "--sample", "0", "--quiet", *extra]
-    r = subprocess.run(args, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        print(r.stdout, r.stderr)
-        raise SystemExit(f"lazax train --mode {mode} failed ({r.returncode})")
-    with open(path(log)) as f:
-        return [json.loads(line) for line in f]
+    return tm.lazax_train(LAZAX, size, path(f"{name}_init.safetensors"),
+                          path(f"{name}_batches.npy"), LR, WD, path(log), "--mode", mode, *extra)
 
 
 weights, batches = make_inputs("tiny2", TINY2, seed=1)

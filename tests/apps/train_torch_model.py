@@ -3,6 +3,7 @@ to write its weights as safetensors and to train it with AdamW on given batches.
 import json
 import math
 import struct
+import subprocess
 
 import numpy as np
 import torch
@@ -100,3 +101,42 @@ def train_losses(weights, batches, layers, heads, lr, weight_decay, steps):
         opt.step()
         losses.append(loss.item())
     return losses
+
+
+def make_run_inputs(text, size, steps, seed, init_path, batches_path):
+    """Weights (from `seed`) and `steps` batches of size["batch"] windows of `text` (from
+    seed + 1) for a model of `size`, written to init_path (safetensors) and batches_path (.npy)
+    for `lazax train --init --batches`."""
+    weights = random_weights(
+        param_shapes(size["dim"], size["layers"], size["heads"], size["hidden"]), seed=seed)
+    write_safetensors(init_path, weights)
+    rng = np.random.default_rng(seed + 1)
+    starts = rng.integers(0, len(text) - size["seq"] - 1, (steps, size["batch"]))
+    batches = np.stack([[text[s:s + size["seq"] + 1] for s in row] for row in starts])
+    np.save(batches_path, batches)
+    return weights, batches
+
+
+def lazax_train(lazax, size, init_path, batches_path, lr, weight_decay, log_path, *extra):
+    """`lazax train` of a model of `size` from those files with PyTorch's settings (AdamW, a
+    constant learning rate, no clipping) and `extra` flags; its log's records, one per step."""
+    args = [lazax, "train", "--dim", str(size["dim"]), "--layers", str(size["layers"]),
+            "--heads", str(size["heads"]), "--hidden", str(size["hidden"]),
+            "--init", init_path, "--batches", batches_path,
+            "--schedule", "constant", "--clip", "0", "--optimizer", "adamw",
+            "--lr", str(lr), "--weight-decay", str(weight_decay), "--log", log_path,
+            "--svg", "", "--sample", "0", "--quiet", *extra]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        print(r.stdout, r.stderr)
+        raise SystemExit(f"lazax train {' '.join(extra)} failed ({r.returncode})")
+    with open(log_path) as f:
+        return [json.loads(line) for line in f]
+
+
+def checkpoint_dtypes(path):
+    """The dtypes of a safetensors file's tensors."""
+    with open(path, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+    return {v["dtype"] for k, v in header.items() if k != "__metadata__"}
