@@ -473,9 +473,10 @@ Names Exporter::gather(const Node& node, const Names& in, const std::vector<Tens
     fill = Literal::scalar_of(out.dtype, std::numeric_limits<double>::quiet_NaN());
   } else if (out.dtype == DType::boolean) {
     p[0] = 1;
-  } else {
-    std::memset(p, 0xFF, bytes);                                   // the highest unsigned
-    if (is_signed) std::memset(p, 0, bytes), p[bytes - 1] = 0x80;  // the lowest, little-endian
+  } else if (is_signed) {  // the lowest: the sign bit alone (little-endian)
+    p[bytes - 1] = 0x80;
+  } else {  // the highest unsigned
+    std::memset(p, 0xFF, bytes);
   }
   Names f = generic("broadcast_in_dim", constant(fill, o, ind), {fill.type}, {out},
                     "broadcast_dimensions = " + ints({}), o, ind);
