@@ -1,10 +1,9 @@
 // convert between f32 and bf16 as one parallel loop (the interpreter's kernel converts element
 // by element through a call, and was half of a bf16 training step's kernel time). The rounding
-// is bf16's constructor's (core/dtype.cc) inlined: round to nearest even, NaN stays a quiet
-// NaN, so the results are the reference's bit for bit.
+// is bf16_bits.h's, the reference's bit for bit.
 #include <cstdint>
-#include <cstring>
 
+#include "bf16_bits.h"
 #include "kernels.h"
 
 namespace lazax::cpu {
@@ -13,13 +12,6 @@ namespace {
 struct Convert : StepState {
   bool to_bf16 = false;
 };
-
-inline uint16_t round_bf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "fused_code.h"
 #include "fusible.h"
+#include "kernels.h"
 #include "lazax/core/error.h"
 
 namespace lazax::cpu {
@@ -46,23 +47,51 @@ bool fusible_op(const Node& n, FOp& op) {
   return op != FOp::none;
 }
 
-// The dtypes a fused member computes with: registers hold f32, or 1 and 0 for bool. Predicates
-// (compare, is_finite) make bool; select reads a bool first operand; convert goes between f32
-// and bool either way.
+bool is_float(DType t) { return t == DType::f32 || t == DType::bf16; }
+
+// The dtypes a fused member computes with: registers hold f32 (bf16 values widened, fused_code.h)
+// or 1 and 0 for bool. An op computes in one float dtype; predicates (compare, is_finite) make
+// bool; select reads a bool first operand; convert goes between f32, bf16 and bool either way.
 bool fused_member_types(const Function& f, const Node& n) {
   const DType out = n.outputs[0].dtype;
   if (n.op == OpCode::convert) {
     const DType in = f.type(n.operands[0]).dtype;
-    return in != out && (in == DType::f32 || in == DType::boolean) &&
-           (out == DType::f32 || out == DType::boolean);
+    return in != out && (is_float(in) || in == DType::boolean) &&
+           (is_float(out) || out == DType::boolean);
   }
   const bool predicate = n.op == OpCode::compare || n.op == OpCode::is_finite;
-  if (out != (predicate ? DType::boolean : DType::f32)) return false;
+  if (predicate ? out != DType::boolean : !is_float(out)) return false;
+  const DType flt = predicate ? f.type(n.operands[0]).dtype : out;
+  if (!is_float(flt)) return false;
   for (size_t k = 0; k < n.operands.size(); ++k) {
-    const DType want = n.op == OpCode::select && k == 0 ? DType::boolean : DType::f32;
+    const DType want = n.op == OpCode::select && k == 0 ? DType::boolean : flt;
     if (f.type(n.operands[k]).dtype != want) return false;
   }
   return true;
+}
+
+// Whether op's f32 result on bf16 values is a bf16 value already (it picks, negates or rounds to
+// an integer one of them), so a bf16 member needs no round_bf16 after it.
+bool exact_on_bf16(FOp op) {
+  switch (op) {
+    case FOp::max:
+    case FOp::min:
+    case FOp::neg:
+    case FOp::abs:
+    case FOp::relu:
+    case FOp::sign:
+    case FOp::floor:
+    case FOp::ceil:
+    case FOp::round:
+    case FOp::clamp:
+    case FOp::select:
+    case FOp::convert:
+    case FOp::reduce_max:
+    case FOp::reduce_min:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool is_reduction(OpCode op) {
@@ -120,7 +149,7 @@ enum class Cls : uint8_t { none, full, row };
 template <class InRow>
 Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in_row) {
   if (n.op == OpCode::reshape) {  // a row value between [rows] and [rows, 1]: the same register
-    return in_row(n.operands[0]) && g.is_row(n.outputs[0].shape) && n.outputs[0].dtype == DType::f32
+    return in_row(n.operands[0]) && g.is_row(n.outputs[0].shape) && is_float(n.outputs[0].dtype)
                ? Cls::row
                : Cls::none;
   }
@@ -132,8 +161,8 @@ Cls member_class(const Function& f, const Node& n, const GroupShape& g, InRow in
     const TensorType& x = f.type(n.operands[0]);
     const auto& axes = n.attr<ReduceAttrs>().axes;
     const bool last = axes.size() == 1 && axes[0] == static_cast<int64_t>(g.full.rank()) - 1;
-    return last && g.can_be_rowwise() && x.dtype == DType::f32 && x.shape == g.full &&
-                   !in_row(n.operands[0])
+    return last && g.can_be_rowwise() && is_float(x.dtype) && x.dtype == out.dtype &&
+                   x.shape == g.full && !in_row(n.operands[0])
                ? Cls::row
                : Cls::none;
   }
@@ -202,12 +231,18 @@ std::vector<FusionGroup> fuse_groups(const Function& f) {
   std::vector<bool> is_row(nodes.size(), false);
   std::vector<FusionGroup> groups;
   std::vector<GroupShape> shapes;
+  // The converts to f32 that a bf16 dot writes itself (gemm_fold.cc: the unrounded f32 sum, no
+  // bf16 result written) stay out of the groups.
+  std::vector<bool> folds_into_dot(nodes.size(), false);
+  for (int32_t c : dot_convert_folds(f, std::vector<int32_t>(nodes.size(), -1)))
+    if (c >= 0) folds_into_dot[static_cast<size_t>(c)] = true;
   int32_t open = -1;
   for (size_t i = static_cast<size_t>(f.num_params()); i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     bool reads_open = false;
     for (ValueRef v : n.operands)
       reads_open = reads_open || (open >= 0 && group_of[static_cast<size_t>(v.node)] == open);
+    if (folds_into_dot[i]) continue;  // (it reads a dot: never the open group)
     auto in_row = [&](ValueRef v) {
       return open >= 0 && group_of[static_cast<size_t>(v.node)] == open &&
              is_row[static_cast<size_t>(v.node)];
@@ -239,11 +274,13 @@ std::vector<FusionGroup> fuse_groups(const Function& f) {
   }
   std::vector<FusionGroup> out;
   for (auto& g : groups) {
-    OpCode op = f.node(g.members[0]).op;
-    // a lone op still runs faster here than in the interpreter, but a lone broadcast or
-    // reduction has its own kernel
-    if (g.members.size() > 1 || (op != OpCode::broadcast_in_dim && !is_reduction(op)))
-      out.push_back(std::move(g));
+    const Node& n = f.node(g.members[0]);
+    // a lone op still runs faster here than in the interpreter, but a lone broadcast, reduction
+    // or convert between f32 and bf16 has its own kernel (convert.cc's is one parallel loop)
+    const bool own_kernel = n.op == OpCode::broadcast_in_dim || is_reduction(n.op) ||
+                            (n.op == OpCode::convert && is_float(n.outputs[0].dtype) &&
+                             is_float(f.type(n.operands[0]).dtype));
+    if (g.members.size() > 1 || !own_kernel) out.push_back(std::move(g));
   }
   return out;
 }
@@ -283,14 +320,23 @@ class KernelBuilder {
     }
     FOp op = FOp::load;
     fusible_op(n, op);
-    FInstr in{op, gs_.is_row(n.outputs[0].shape)};
+    const DType out = n.outputs[0].dtype;
+    const bool row = gs_.is_row(n.outputs[0].shape);
+    if (n.op == OpCode::convert && is_float(out) && is_float(f_.type(n.operands[0]).dtype)) {
+      // bf16 -> f32 is the same register (it holds the widened value); f32 -> bf16 a rounding
+      const int32_t a = operand_reg(n.operands[0]);
+      reg_of_node_[static_cast<size_t>(m)] = out == DType::f32 ? a : round_to_bf16(a, row);
+      return;
+    }
+    FInstr in{op, row};
     const bool row_operands = op == FOp::add || op == FOp::sub || op == FOp::mul || op == FOp::div;
     take_operand(n.operands[0], row_operands, in.a, in.a_row);
     if (n.operands.size() > 1) take_operand(n.operands[1], row_operands, in.b, in.b_row);
     if (n.operands.size() > 2) in.c = operand_reg(n.operands[2]);
     in.dst = new_reg(in.row);
     k_->code.push_back(in);
-    reg_of_node_[static_cast<size_t>(m)] = in.dst;
+    const bool round = out == DType::bf16 && !exact_on_bf16(op);
+    reg_of_node_[static_cast<size_t>(m)] = round ? round_to_bf16(in.dst, row) : in.dst;
   }
 
   // The members read outside the group become outputs (written in place where they can be).
@@ -347,6 +393,15 @@ class KernelBuilder {
     k.reg_floats = (k.tile + kRegPad - 1) / kRegPad * kRegPad;
   }
 
+  // A new register holding register a's values rounded to bf16.
+  int32_t round_to_bf16(int32_t a, bool row) {
+    FInstr in{FOp::round_bf16, row};
+    in.a = a;
+    in.dst = new_reg(row);
+    k_->code.push_back(in);
+    return in.dst;
+  }
+
   int32_t new_reg(bool row) {
     reg_row_.push_back(row);
     return k_->num_regs++;
@@ -367,7 +422,8 @@ class KernelBuilder {
     const TensorType& t = f_.type(v);
     const bool scalar = t.shape.rank() == 0, pred = t.dtype == DType::boolean;
     const bool row = !scalar && gs_.is_row(t.shape);
-    FInstr ld{pred ? FOp::load_bool : FOp::load, row, new_reg(row), add_input(v)};
+    FInstr ld{pred ? FOp::load_bool : FOp::load, row, t.dtype == DType::bf16, new_reg(row),
+              add_input(v)};
     if (scalar) {
       ld.op = pred ? FOp::scalar_bool : FOp::scalar;
       k_->prologue.push_back(ld);
@@ -383,7 +439,7 @@ class KernelBuilder {
   int32_t materialize(int32_t node) {
     auto& r = expanded_[static_cast<size_t>(node)];
     if (r < 0) {
-      FInstr ex{FOp::expand, false, new_reg(false), expand_of_[static_cast<size_t>(node)]};
+      FInstr ex{FOp::expand, false, false, new_reg(false), expand_of_[static_cast<size_t>(node)]};
       k_->code.push_back(ex);
       r = ex.dst;
     }
@@ -421,6 +477,7 @@ class KernelBuilder {
     const int64_t per = kind == 1 ? n.outputs[0].numel() / t0.numel() : t0.numel();
     FInstr ld{kind == 1 ? FOp::load_rows : FOp::load_cols,
               false,
+              t0.dtype == DType::bf16,
               new_reg(false),
               add_input(n.operands[0]),
               -1,

@@ -1,10 +1,14 @@
 // The fused kernel's register program: fused.cc builds it from a fusion group, fused_tile.cc
 // runs it over one tile of the group's elements (compiled once per SIMD target).
 //
-// A register holds one value of the group for the current tile. A `full` register holds the
-// tile's elements of the group's shape; a `row` register (rowwise kernels only: those with a
-// reduction over the last axis) holds one value per row of the tile. Rowwise tiles are whole
-// rows, so a reduction and the ops that read its result run on values still in cache.
+// A register holds one value of the group for the current tile, in f32 (or 1 and 0 for bool):
+// a bf16 value is widened as it is loaded, each bf16 member's result rounded to bf16 (round_bf16,
+// to nearest even, as the reference rounds every bf16 op once) and narrowed as it is stored, so
+// converts between f32 and bf16 fuse away and a bf16 group gives the reference's bits. A `full`
+// register holds the tile's elements of the group's shape; a `row` register (rowwise kernels
+// only: those with a reduction over the last axis) holds one value per row of the tile. Rowwise
+// tiles are whole rows, so a reduction and the ops that read its result run on values still in
+// cache.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -15,7 +19,8 @@
 namespace lazax::cpu {
 
 enum class FOp : uint8_t {
-  // From inputs (`a` is the input index): an f32 or bool array of the register's class, a
+  // From inputs (`a` is the input index; `half`: a bf16 one, widened): an f32, bf16 or bool
+  // array of the register's class, a
   // scalar (filled once per thread), a value per row repeated over `len` elements (load_rows),
   // an array of `len` elements repeated (load_cols: a bias over the trailing dims).
   load,
@@ -43,6 +48,7 @@ enum class FOp : uint8_t {
   erf,
   sin,
   cos,
+  round_bf16,  // to the nearest bf16 (even on ties; a NaN stays a quiet NaN), kept in f32
   // computed one element at a time with the reference's <cmath> call (the same bits)
   sign,
   floor,
@@ -74,7 +80,8 @@ enum class FOp : uint8_t {
 
 struct FInstr {
   FOp op;
-  bool row = false;  // dst is a row register
+  bool row = false;   // dst is a row register
+  bool half = false;  // a load, scalar, load_rows or load_cols of a bf16 input
   int32_t dst = -1, a = -1, b = -1, c = -1;
   int64_t len = 0;
   // add/sub/mul/div of a full register: operand a (b) is a row register, each row's value

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "bf16_bits.h"
 #include "fused_code.h"
 #include "lazax/interp/scalar_math.h"
 #include "vmath.h"
@@ -33,6 +34,21 @@ HWY_INLINE VF MinRef(DF d, VF a, VF b) {
   VF r = hn::IfThenElse(hn::Lt(a, b), a, b);
   r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), r);  // min(-0, +0) = -0
   return hn::IfThenElse(hn::Or(hn::IsNaN(a), hn::IsNaN(b)), hn::Set(d, NAN), r);
+}
+
+// x rounded to the nearest bf16, in f32 (bf16_bits.h's round_bf16, a vector at a time).
+HWY_INLINE VF RoundBf16(DF df, VF x) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto b = hn::BitCast(du, x), hi = hn::Set(du, 0xffff0000u);
+  const auto lsb = hn::And(hn::ShiftRight<16>(b), hn::Set(du, 1u));
+  const auto near = hn::And(hn::Add(b, hn::Add(hn::Set(du, 0x7fffu), lsb)), hi);
+  const auto quiet = hn::And(hn::Or(b, hn::Set(du, 0x00400000u)), hi);
+  return hn::IfThenElse(hn::IsNaN(x), hn::BitCast(df, quiet), hn::BitCast(df, near));
+}
+
+// n bf16 values from p, widened, into d.
+void Widen(const uint16_t* p, float* d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) d[i] = widen_bf16(p[i]);
 }
 
 // 1.0 where the compare holds, else 0.0. ne is "not eq": Highway's Ne is the ordered compare,
@@ -240,7 +256,10 @@ HWY_INLINE bool RunLoad(const FInstr& in, const InstrCtx& ctx) {
   const float** ptr = ctx.ptr;
   switch (in.op) {
     case FOp::load:  // in place when the padded tile lies inside the input
-      if (first + padded(len) <= ctx.total) {
+      if (in.half) {
+        Widen(static_cast<const uint16_t*>(src) + first, d, len);
+        zero_pad(d, len);
+      } else if (first + padded(len) <= ctx.total) {
         ptr[in.dst] = static_cast<const float*>(src) + first;
       } else {
         std::memcpy(d, static_cast<const float*>(src) + first, static_cast<size_t>(len) * 4);
@@ -254,10 +273,12 @@ HWY_INLINE bool RunLoad(const FInstr& in, const InstrCtx& ctx) {
       return true;
     }
     case FOp::load_rows: {  // element i reads value (i0 + i) / len: runs of len
-      const float* p = static_cast<const float*>(src) + t.i0 / in.len;
+      const int64_t r0 = t.i0 / in.len;
+      const float* p = static_cast<const float*>(src) + r0;
+      const uint16_t* h = static_cast<const uint16_t*>(src) + r0;
       int64_t i = 0, run = std::min(n, in.len - t.i0 % in.len);
       for (;;) {  // (one division per tile, not per element)
-        std::fill(d + i, d + i + run, *p++);
+        std::fill(d + i, d + i + run, in.half ? widen_bf16(*h++) : *p++);
         i += run;
         if (i >= n) break;
         run = std::min(n - i, in.len);
@@ -270,7 +291,10 @@ HWY_INLINE bool RunLoad(const FInstr& in, const InstrCtx& ctx) {
       int64_t i = 0, j = t.i0 % in.len;
       while (i < n) {
         const int64_t run = std::min(n - i, in.len - j);
-        std::memcpy(d + i, p + j, static_cast<size_t>(run) * 4);
+        if (in.half)
+          Widen(static_cast<const uint16_t*>(src) + j, d + i, run);
+        else
+          std::memcpy(d + i, p + j, static_cast<size_t>(run) * 4);
         i += run;
         j = 0;
       }
@@ -389,6 +413,9 @@ HWY_INLINE void RunElementwise(const FInstr& in, const InstrCtx& ctx) {
     case FOp::cos:
       vcos(a, d, m);
       break;
+    case FOp::round_bf16:
+      Map1(a, d, m, [](DF df, VF x) { return RoundBf16(df, x); });
+      break;
     case FOp::sqrt:
       Map1(a, d, m, [](DF, VF x) { return hn::Sqrt(x); });
       break;
@@ -448,7 +475,8 @@ HWY_INLINE void RunElementwise(const FInstr& in, const InstrCtx& ctx) {
   }
 }
 
-// The output registers into the outputs (bool ones as x != 0; in-place ones are there already).
+// The output registers into the outputs (bool ones as x != 0, bf16 ones narrowed; in-place ones
+// are there already).
 void StoreOutputs(const FusedKernel& k, void* const* outs, const float** ptr, const Tile& t) {
   const int64_t n = t.n, nr = t.nr;
   for (size_t o = 0; o < k.out_regs.size(); ++o) {
@@ -458,6 +486,9 @@ void StoreOutputs(const FusedKernel& k, void* const* outs, const float** ptr, co
     if (k.out_types[o].dtype == DType::boolean) {
       bool* d = static_cast<bool*>(outs[o]) + first;
       for (int64_t i = 0; i < len; ++i) d[i] = r[i] != 0.0f;
+    } else if (k.out_types[o].dtype == DType::bf16) {
+      uint16_t* d = static_cast<uint16_t*>(outs[o]) + first;
+      for (int64_t i = 0; i < len; ++i) d[i] = round_bf16(r[i]);
     } else if (float* d = static_cast<float*>(outs[o]) + first; d != r) {
       std::memcpy(d, r, static_cast<size_t>(len) * 4);
     }
@@ -500,8 +531,13 @@ HWY_EXPORT(RunTile);
 void run_fused_prologue(const FusedKernel& k, const void* const* ins, float* regs) {
   for (const FInstr& in : k.prologue) {
     const void* src = ins[in.a];
-    const float v = in.op == FOp::scalar ? *static_cast<const float*>(src)
-                                         : (*static_cast<const bool*>(src) ? 1.0f : 0.0f);
+    float v = 0;
+    if (in.op == FOp::scalar_bool)
+      v = *static_cast<const bool*>(src) ? 1.0f : 0.0f;
+    else if (in.half)
+      v = widen_bf16(*static_cast<const uint16_t*>(src));
+    else
+      v = *static_cast<const float*>(src);
     float* d = regs + static_cast<int64_t>(in.dst) * k.reg_floats;
     std::fill(d, d + k.reg_floats, v);
   }

@@ -1,4 +1,5 @@
-// reduce_sum / reduce_max / reduce_min on f32 over a contiguous block of axes: the operand is
+// reduce_sum / reduce_max / reduce_min on f32 or bf16 (widened first, computed in f32 and
+// rounded once: bf16_bits.h) over a contiguous block of axes: the operand is
 // viewed as [outer, reduced, inner]. inner == 1 (the last axes: softmax, RMS norm) reduces each
 // row with 8 independent accumulators (vectorized); otherwise rows of `inner` elements are
 // combined elementwise. Sums accumulate in f64, as the reference interpreter's do, so results
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "bf16_bits.h"
 #include "kernels.h"
 
 namespace lazax::cpu {
@@ -16,6 +18,7 @@ namespace {
 struct Reduce : StepState {
   int64_t outer = 1, red = 1, inner = 1;
   OpCode op = OpCode::reduce_sum;
+  bool half = false;  // bf16 operand and result
 };
 
 inline float combine(OpCode op, float a, float b) {
@@ -64,7 +67,8 @@ std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorT
   if (node.op != OpCode::reduce_sum && node.op != OpCode::reduce_max &&
       node.op != OpCode::reduce_min)
     return nullptr;
-  if (in.size() != 1 || in[0].dtype != DType::f32 || in[0].numel() == 0) return nullptr;
+  if (in.size() != 1 || in[0].numel() == 0) return nullptr;
+  if (in[0].dtype != DType::f32 && in[0].dtype != DType::bf16) return nullptr;
   IntList axes = node.attr<ReduceAttrs>().axes;
   if (axes.empty()) return nullptr;
   std::sort(axes.begin(), axes.end());
@@ -72,6 +76,7 @@ std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorT
     if (axes[i] != axes[i - 1] + 1) return nullptr;  // not one block
   auto r = std::make_shared<Reduce>();
   r->op = node.op;
+  r->half = in[0].dtype == DType::bf16;
   const Shape& s = in[0].shape;
   for (int64_t d = 0; d < static_cast<int64_t>(s.rank()); ++d) {
     int64_t n = s[static_cast<size_t>(d)];
@@ -88,10 +93,20 @@ std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorT
 
 void run_reduce(const Step& step, Frame& frame) {
   const auto& r = static_cast<const Reduce&>(*step.state);
-  const float* x = frame[static_cast<size_t>(step.in[0])].data<float>();
+  const Literal& in = frame[static_cast<size_t>(step.in[0])];
   const TensorType& t = step.node->outputs[0];
   Literal out(t, allocate_output(t.bytes()));
-  float* y = out.data<float>();
+  std::vector<float> wide_x, wide_y;  // bf16: the operand widened, the result before rounding
+  const float* x = r.half ? nullptr : in.data<float>();
+  float* y = r.half ? nullptr : out.data<float>();
+  if (r.half) {
+    const auto* h = static_cast<const uint16_t*>(in.buffer.data());
+    wide_x.resize(static_cast<size_t>(in.numel()));
+    for (size_t i = 0; i < wide_x.size(); ++i) wide_x[i] = widen_bf16(h[i]);
+    wide_y.resize(static_cast<size_t>(t.numel()));
+    x = wide_x.data();
+    y = wide_y.data();
+  }
   const int64_t outer = r.outer, red = r.red, inner = r.inner;
   const OpCode op = r.op;
   if (inner == 1) {
@@ -122,6 +137,10 @@ void run_reduce(const Step& step, Frame& frame) {
         }
       }
     }
+  }
+  if (r.half) {
+    auto* h = static_cast<uint16_t*>(out.buffer.data());
+    for (size_t i = 0; i < wide_y.size(); ++i) h[i] = round_bf16(wide_y[i]);
   }
   frame[static_cast<size_t>(step.out[0])] = std::move(out);
 }
