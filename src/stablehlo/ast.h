@@ -50,6 +50,9 @@ struct OpSyntax {
   std::string loc;  // the loc(...) text, for errors
   // while's cond and body, case's branches, if's true and false branch.
   std::vector<FuncSyntax> regions;
+  // How many of its own types are ui64: lazax has no u64, so the parser reads tensor<Sxui64> as
+  // tensor<Sx2xui32> (low word first), which only some ops may carry (import.cc).
+  int u64_types = 0;
 };
 
 // A func.func, or an op's region (`region` set: no result types; its block arguments, if any,

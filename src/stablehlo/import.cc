@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ast.h"
+#include "import_ops.h"
 #include "lazax/ir/builder.h"
 #include "lazax/stablehlo/stablehlo.h"
 
@@ -234,6 +235,12 @@ const std::unordered_map<std::string, Lower>& table() {
       return std::vector<ValueRef>{c.b.add(OpCode::rev, in, RevAttrs{ints(d.ints)})};
     };
     m["stablehlo.reduce"] = reduce;
+    m["stablehlo.bitcast_convert"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      return bitcast_convert(c.b, o, in);
+    };
+    m["stablehlo.rng_bit_generator"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      return rng_bit_generator(c.b, o, in);
+    };
     m["stablehlo.dot_general"] = dot_general;
     m["stablehlo.gather"] = gather;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
@@ -342,6 +349,20 @@ void free_uses(const FuncSyntax& r, std::vector<const Use*>& out) {
   }
 }
 
+// A ui64 tensor is read as its two ui32 words (parse_lex.cc): right for the ops that only carry
+// values or read them as bits, wrong for any other.
+void no_u64_arithmetic(const OpSyntax& o) {
+  for (const char* ok : {"func.call", "stablehlo.while", "stablehlo.case", "stablehlo.if",
+                         "stablehlo.optimization_barrier", "stablehlo.bitcast_convert",
+                         "stablehlo.rng_bit_generator"}) {
+    if (o.name == ok) return;
+  }
+  fail(o.pos, o.name +
+                  " on ui64 values is not supported: lazax has no u64 and carries a ui64 "
+                  "tensor as two ui32 words, through calls, control flow, bitcast_convert "
+                  "and rng_bit_generator only");
+}
+
 using Env = std::unordered_map<std::string, std::vector<ValueRef>>;
 
 // A captured value group (all results of one name), as extra parameters of a region.
@@ -424,6 +445,7 @@ struct Importer {
         verify(*fn);
         return fn;
       }
+      if (o.u64_types > 0) no_u64_arithmetic(o);
       std::vector<ValueRef> out;
       try {
         if (o.name == "func.call") {

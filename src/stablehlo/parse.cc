@@ -209,6 +209,8 @@ void Parser::uses(std::vector<Use>& out) {
 
 OpSyntax Parser::op() {
   OpSyntax o;
+  int outer_u64 = u64_types_;  // the ops of a region count their own
+  u64_types_ = 0;
   ws();
   o.pos = pos();
   if (peek() == '%') {
@@ -231,6 +233,8 @@ OpSyntax Parser::op() {
     pretty(o);
   }
   o.loc = skip_loc();
+  o.u64_types = u64_types_;
+  u64_types_ = outer_u64;
   return o;
 }
 

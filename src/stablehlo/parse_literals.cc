@@ -18,7 +18,9 @@ AttrValue Parser::dense_attr() {
   size_t e = i_;
   expect('>');
   expect(':');
+  int outer_u64 = u64_types_;
   TensorType t = type();
+  if (u64_types_ != outer_u64) fail(v.pos, "ui64 constants are not supported (lazax has no u64)");
   size_t save = i_;
   i_ = b;
   v.literal = dense(t, e);

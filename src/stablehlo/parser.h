@@ -74,7 +74,8 @@ class Parser {
 
   std::string_view s_;
   size_t i_ = 0;
-  size_t depth_ = 0;  // regions open
+  size_t depth_ = 0;   // regions open
+  int u64_types_ = 0;  // ui64 types read in the op being read (OpSyntax::u64_types)
 };
 
 }  // namespace lazax::stablehlo

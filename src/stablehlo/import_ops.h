@@ -1,0 +1,16 @@
+// Importer rows that live outside import.cc, each mapping one StableHLO op onto lazax primitives
+// with the Builder (private to the layer).
+#pragma once
+#include <vector>
+
+#include "ast.h"
+#include "lazax/ir/builder.h"
+
+namespace lazax::stablehlo {
+
+// import_random.cc: bitcast_convert (no lazax bitcast primitive: rebuilt from converts and bit
+// fields) and rng_bit_generator (THREE_FRY from add/xor/shift ops).
+std::vector<ValueRef> bitcast_convert(Builder& b, const OpSyntax& o, std::vector<ValueRef>& in);
+std::vector<ValueRef> rng_bit_generator(Builder& b, const OpSyntax& o, std::vector<ValueRef>& in);
+
+}  // namespace lazax::stablehlo

@@ -1,0 +1,306 @@
+// Random bits through the importer: the threefry fixture (JAX's threefry2x32 as plain uint32 ops)
+// and rng_bit_generator THREE_FRY, both exactly against Random123's known-answer vectors for
+// threefry2x32_20 and a scalar reference written here from the spec; bitcast_convert ui32 -> f32
+// bit for bit; the errors for what lazax cannot import.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+#include "lazax/lazax.h"
+#include "lazax/stablehlo/load.h"
+#include "lazax/stablehlo/stablehlo.h"
+
+namespace lazax {
+namespace {
+
+using Words = std::array<uint32_t, 2>;
+
+// threefry2x32 with 20 rounds, one block at a time (Salmon et al., SC 2011).
+Words threefry_ref(Words key, Words x) {
+  auto rotl = [](uint32_t v, int d) { return (v << d) | (v >> (32 - d)); };
+  const uint32_t ks[3] = {key[0], key[1], key[0] ^ key[1] ^ 0x1BD11BDAu};
+  const int rot[8] = {13, 15, 26, 6, 17, 29, 16, 24};
+  x[0] += ks[0];
+  x[1] += ks[1];
+  for (int r = 0; r < 20; ++r) {
+    x[0] += x[1];
+    x[1] = rotl(x[1], rot[r % 8]) ^ x[0];
+    if (r % 4 == 3) {
+      int s = r / 4 + 1;
+      x[0] += ks[s % 3];
+      x[1] += ks[(s + 1) % 3] + static_cast<uint32_t>(s);
+    }
+  }
+  return x;
+}
+
+struct Kat {
+  Words key, ctr, out;
+};
+// Random123's kat_vectors, threefry2x32_20 (counter, key -> result).
+const Kat kKats[] = {
+    {{0x00000000, 0x00000000}, {0x00000000, 0x00000000}, {0x6b200159, 0x99ba4efe}},
+    {{0xffffffff, 0xffffffff}, {0xffffffff, 0xffffffff}, {0x1cb996fc, 0xbb002be7}},
+    {{0x13198a2e, 0x03707344}, {0x243f6a88, 0x85a308d3}, {0xc4923a9c, 0x483df7a0}},
+};
+
+TEST(StableHloRandom, ReferenceMatchesKnownAnswers) {
+  for (const Kat& k : kKats) EXPECT_EQ(threefry_ref(k.key, k.ctr), k.out);
+}
+
+Tensor u32s(const std::vector<uint32_t>& v, std::vector<int64_t> shape) {
+  return from_vector<uint32_t>(v, std::move(shape));
+}
+
+std::string fixture(const std::string& name) {
+  return std::string(LAZAX_STABLEHLO_FIXTURES) + "/" + name;
+}
+
+// JAX's lowering of threefry2x32 (a private function of shift/or/xor/add on ui32) gives the
+// known answers, lane 0 each time; the other lanes and jax.random.uniform's floats agree with
+// the reference exactly.
+TEST(StableHloRandom, ThreefryFixtureGivesKnownAnswers) {
+  StableHloFunction f = load_stablehlo(fixture("threefry.mlir"));
+  for (const Kat& k : kKats) {
+    std::vector<uint32_t> c0{k.ctr[0], 1, 0xfffffffe, 0x9e3779b9},
+        c1{k.ctr[1], 0, 0xffffffff, 0x7f4a7c15};
+    std::vector<Tensor> out = f({u32s({k.key[0], k.key[1]}, {2}), u32s(c0, {4}), u32s(c1, {4})});
+    std::vector<uint32_t> y0 = out[0].to_vector<uint32_t>(), y1 = out[1].to_vector<uint32_t>();
+    std::vector<float> uniform = out[2].to_vector<float>();
+    EXPECT_EQ(y0[0], k.out[0]);
+    EXPECT_EQ(y1[0], k.out[1]);
+    for (size_t i = 0; i < 4; ++i) {
+      Words want = threefry_ref(k.key, {c0[i], c1[i]});
+      EXPECT_EQ(y0[i], want[0]) << "lane " << i;
+      EXPECT_EQ(y1[i], want[1]) << "lane " << i;
+      float u = std::bit_cast<float>((want[0] >> 9) | 0x3f800000u) - 1.0f;
+      EXPECT_EQ(std::bit_cast<uint32_t>(uniform[i]), std::bit_cast<uint32_t>(u)) << "lane " << i;
+    }
+  }
+}
+
+TEST(StableHloRandom, BitcastConvertToF32IsBitExact) {
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main(%x: tensor<16xui32>, %y: tensor<16xi32>) -> (tensor<16xf32>, "
+      "tensor<16xf32>) {\n"
+      "  %0 = stablehlo.bitcast_convert %x : (tensor<16xui32>) -> tensor<16xf32>\n"
+      "  %1 = \"stablehlo.bitcast_convert\"(%y) : (tensor<16xi32>) -> tensor<16xf32>\n"
+      "  return %0, %1 : tensor<16xf32>, tensor<16xf32>\n}");
+  const std::vector<uint32_t> bits{0,          0x80000000, 1,          0x807fffff,
+                                   0x00800000, 0x00ffffff, 0x3f800000, 0xbf7fffff,
+                                   0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
+                                   0x7fc00000, 0xffc00001, 0x12345678, 0xdeadbeef};
+  std::vector<int32_t> signed_bits;
+  for (uint32_t b : bits) signed_bits.push_back(std::bit_cast<int32_t>(b));
+  std::vector<Tensor> out = call(f, {u32s(bits, {16}), from_vector<int32_t>(signed_bits, {16})});
+  for (const Tensor& t : out) {
+    std::vector<float> v = t.to_vector<float>();
+    for (size_t i = 0; i < bits.size(); ++i) {
+      float want = std::bit_cast<float>(bits[i]);
+      if (std::isnan(want)) {  // the payload is not kept, the sign is
+        EXPECT_TRUE(std::isnan(v[i])) << std::hex << bits[i];
+        EXPECT_EQ(std::signbit(v[i]), std::signbit(want)) << std::hex << bits[i];
+      } else {
+        EXPECT_EQ(std::bit_cast<uint32_t>(v[i]), bits[i]) << std::hex << bits[i];
+      }
+    }
+  }
+}
+
+// XLA's rules for rng_bit_generator THREE_FRY, element by element: state = [key, counter] (ui64,
+// each two words, low first). 32-bit bits: the counters cover the shape halved along its first
+// even dimension (else the longest), element i of that dimension being word i % 2 of block
+// i / 2; a scalar is word 0 of block 0. 64-bit bits: one block per element, low word first.
+// The counter is the block's row-major index in the halved shape plus the state's counter.
+struct RngRef {
+  std::vector<uint32_t> words;  // 32-bit: the values; 64-bit: low, high of each
+  uint64_t next_counter = 0;
+};
+
+RngRef rng_ref(uint64_t key, uint64_t ctr, const std::vector<int64_t>& dims, bool wide) {
+  Words k{static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
+  auto block = [&](uint64_t i) {
+    uint64_t c = ctr + i;
+    return threefry_ref(k, {static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32)});
+  };
+  RngRef r;
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  if (wide) {
+    for (int64_t i = 0; i < n; ++i) {
+      Words w = block(static_cast<uint64_t>(i));
+      r.words.insert(r.words.end(), w.begin(), w.end());
+    }
+    r.next_counter = ctr + static_cast<uint64_t>(n);
+    return r;
+  }
+  if (dims.empty()) {
+    r.words = {block(0)[0]};
+    r.next_counter = ctr + 1;
+    return r;
+  }
+  size_t s = dims.size();
+  for (size_t i = 0; i < dims.size() && s == dims.size(); ++i)
+    if (dims[i] % 2 == 0) s = i;
+  if (s == dims.size()) {
+    s = 0;
+    for (size_t i = 1; i < dims.size(); ++i)
+      if (dims[i] > dims[s]) s = i;
+  }
+  std::vector<int64_t> half = dims;
+  half[s] = (dims[s] + 1) / 2;
+  for (int64_t lin = 0; lin < n; ++lin) {
+    std::vector<int64_t> idx(dims.size());
+    for (size_t d = dims.size(), rest = static_cast<size_t>(lin); d-- > 0;) {
+      idx[d] = static_cast<int64_t>(rest % static_cast<size_t>(dims[d]));
+      rest /= static_cast<size_t>(dims[d]);
+    }
+    int64_t word = idx[s] % 2, hl = 0;
+    idx[s] /= 2;
+    for (size_t d = 0; d < dims.size(); ++d) hl = hl * half[d] + idx[d];
+    r.words.push_back(block(static_cast<uint64_t>(hl))[static_cast<size_t>(word)]);
+  }
+  int64_t nh = 1;
+  for (int64_t d : half) nh *= d;
+  r.next_counter = ctr + static_cast<uint64_t>(nh);
+  return r;
+}
+
+std::string tensor_text(const std::vector<int64_t>& dims, const std::string& et) {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + et + ">";
+}
+
+Tensor state_of(uint64_t key, uint64_t ctr) {
+  return u32s({static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32),
+               static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32)},
+              {2, 2});
+}
+
+// One rng_bit_generator of `et` bits shaped `dims` (pretty or generic form).
+std::vector<Tensor> run_rng(const std::vector<int64_t>& dims, const std::string& et, uint64_t key,
+                            uint64_t ctr, bool generic) {
+  std::string t = tensor_text(dims, et), sig = "(tensor<2xui64>) -> (tensor<2xui64>, " + t + ")";
+  std::string op = generic ? "\"stablehlo.rng_bit_generator\"(%s) <{rng_algorithm = "
+                             "#stablehlo<rng_algorithm THREE_FRY>}> : " +
+                                 sig
+                           : "stablehlo.rng_bit_generator %s, algorithm = DEFAULT : " + sig;
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, " + t + ") {\n  %0:2 = " + op +
+      "\n  return %0#0, %0#1 : tensor<2xui64>, " + t + "\n}");
+  return call(f, {state_of(key, ctr)});
+}
+
+TEST(StableHloRandom, RngBitGeneratorGivesKnownAnswers) {
+  for (const Kat& k : kKats) {
+    uint64_t key = k.key[0] | uint64_t{k.key[1]} << 32, ctr = k.ctr[0] | uint64_t{k.ctr[1]} << 32;
+    std::vector<Tensor> out = run_rng({2}, "ui32", key, ctr, false);
+    EXPECT_EQ(out[1].to_vector<uint32_t>(), (std::vector<uint32_t>{k.out[0], k.out[1]}));
+    out = run_rng({1}, "ui64", key, ctr, true);
+    EXPECT_EQ(out[1].to_vector<uint32_t>(), (std::vector<uint32_t>{k.out[0], k.out[1]}));
+  }
+}
+
+TEST(StableHloRandom, RngBitGeneratorFollowsXlaCounterRules) {
+  const uint64_t key = 0x0123456789abcdefull;
+  struct Case {
+    std::vector<int64_t> dims;
+    const char* et;
+  };
+  const Case cases[] = {{{4, 3}, "ui32"}, {{3, 5}, "ui32"}, {{3, 4}, "i32"}, {{}, "ui32"},
+                        {{7}, "ui32"},    {{2, 3}, "ui64"}, {{5}, "i64"},    {{1, 3, 1}, "ui32"}};
+  // The last counter carries into the high word, then wraps around 2^64.
+  for (uint64_t ctr : {uint64_t{5}, uint64_t{0xfffffffeull}, ~uint64_t{0}}) {
+    for (const Case& c : cases) {
+      std::string et = c.et;
+      bool wide = et == "ui64" || et == "i64";
+      for (bool generic : {false, true}) {
+        std::vector<Tensor> out = run_rng(c.dims, et, key, ctr, generic);
+        RngRef want = rng_ref(key, ctr, c.dims, wide);
+        std::vector<uint32_t> got;
+        if (et == "i64") {
+          Literal l = out[1].literal();  // not to_vector: it reads through a double
+          for (int64_t v : std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel())) {
+            auto u = static_cast<uint64_t>(v);
+            got.push_back(static_cast<uint32_t>(u));
+            got.push_back(static_cast<uint32_t>(u >> 32));
+          }
+        } else if (et == "i32") {
+          for (int32_t v : out[1].to_vector<int32_t>()) got.push_back(static_cast<uint32_t>(v));
+        } else {
+          got = out[1].to_vector<uint32_t>();
+        }
+        EXPECT_EQ(got, want.words) << et << " rank " << c.dims.size() << " ctr " << ctr;
+        EXPECT_EQ(out[0].to_vector<uint32_t>(),
+                  state_of(key, want.next_counter).to_vector<uint32_t>());
+      }
+    }
+  }
+}
+
+// jax.random with the rbg implementation keeps a u32[4] key and bitcasts it to the ui64 state:
+// the ui32 pairs and the ui64 are one lazax value, so the bitcasts are free.
+TEST(StableHloRandom, RngStateBitcastFromUint32Words) {
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main(%k: tensor<4xui32>) -> (tensor<4xui32>, tensor<2xui32>) {\n"
+      "  %0 = stablehlo.reshape %k : (tensor<4xui32>) -> tensor<2x2xui32>\n"
+      "  %1 = stablehlo.bitcast_convert %0 : (tensor<2x2xui32>) -> tensor<2xui64>\n"
+      "  %2:2 = stablehlo.rng_bit_generator %1, algorithm = THREE_FRY : (tensor<2xui64>) -> "
+      "(tensor<2xui64>, tensor<2xui32>)\n"
+      "  %3 = stablehlo.bitcast_convert %2#0 : (tensor<2xui64>) -> tensor<2x2xui32>\n"
+      "  %4 = stablehlo.reshape %3 : (tensor<2x2xui32>) -> tensor<4xui32>\n"
+      "  return %4, %2#1 : tensor<4xui32>, tensor<2xui32>\n}");
+  const Kat& k = kKats[2];
+  std::vector<Tensor> out = call(f, {u32s({k.key[0], k.key[1], k.ctr[0], k.ctr[1]}, {4})});
+  EXPECT_EQ(out[0].to_vector<uint32_t>(),
+            (std::vector<uint32_t>{k.key[0], k.key[1], k.ctr[0] + 1, k.ctr[1]}));
+  EXPECT_EQ(out[1].to_vector<uint32_t>(), (std::vector<uint32_t>{k.out[0], k.out[1]}));
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    stablehlo::import_stablehlo(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(StableHloRandom, ErrorsNameTheOpAndPosition) {
+  std::string philox = error_of(
+      "func.func @main(%s: tensor<2xui64>) -> tensor<4xui32> {\n"
+      "  %0:2 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<2xui64>) -> "
+      "(tensor<2xui64>, tensor<4xui32>)\n  return %0#1 : tensor<4xui32>\n}");
+  EXPECT_EQ(philox.rfind("[stablehlo] line 2, column 10: rng_bit_generator PHILOX", 0), 0u)
+      << philox;
+  std::string add = error_of(
+      "func.func @main(%s: tensor<2xui64>) -> tensor<2xui64> {\n"
+      "  %0 = stablehlo.add %s, %s : tensor<2xui64>\n  return %0 : tensor<2xui64>\n}");
+  EXPECT_EQ(add.rfind("[stablehlo] line 2, column 8: stablehlo.add on ui64 values", 0), 0u) << add;
+  std::string back = error_of(
+      "func.func @main(%x: tensor<2xf32>) -> tensor<2xui32> {\n"
+      "  %0 = stablehlo.bitcast_convert %x : (tensor<2xf32>) -> tensor<2xui32>\n"
+      "  return %0 : tensor<2xui32>\n}");
+  EXPECT_EQ(back.rfind("[stablehlo] line 2, column 8: bitcast_convert from f32[2] to u32[2]", 0),
+            0u)
+      << back;
+  std::string constant = error_of(
+      "func.func @main() -> tensor<2xui64> {\n"
+      "  %0 = stablehlo.constant dense<1> : tensor<2xui64>\n  return %0 : tensor<2xui64>\n}");
+  EXPECT_NE(constant.find("line 2, column 27: ui64 constants are not supported"), std::string::npos)
+      << constant;
+  std::string state = error_of(
+      "func.func @main(%s: tensor<2xui32>) -> tensor<4xui32> {\n"
+      "  %0:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui32>) -> "
+      "(tensor<2xui32>, tensor<4xui32>)\n  return %0#1 : tensor<4xui32>\n}");
+  EXPECT_NE(state.find("line 2, column 10: rng_bit_generator's state must be a tensor<2xui64>"),
+            std::string::npos)
+      << state;
+}
+
+}  // namespace
+}  // namespace lazax
