@@ -42,6 +42,8 @@ struct OpSyntax {
   std::string name;  // "stablehlo.add", "func.call", "func.return"
   std::string result;
   int num_results = 0;
+  // `%a, %b = ...`: one name per result (then `result` is the first); empty for `%0:2 = ...`.
+  std::vector<std::string> result_names;
   std::vector<Use> operands;
   std::map<std::string, AttrValue> attrs;
   std::vector<TensorType> in_types, out_types;

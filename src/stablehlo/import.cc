@@ -346,6 +346,7 @@ void free_uses(const FuncSyntax& r, std::vector<const Use*>& out) {
       for (const Use* u : inner) add(*u);
     }
     if (o.num_results > 0) defined.insert(o.result);
+    defined.insert(o.result_names.begin(), o.result_names.end());
   }
 }
 
@@ -479,8 +480,14 @@ struct Importer {
         fail(o.pos, o.name + " has " + std::to_string(out.size()) + " results, " +
                         std::to_string(o.num_results) + " are named");
       }
-      if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second)
+      if (!o.result_names.empty()) {  // %a, %b = ...
+        for (size_t k = 0; k < out.size(); ++k) {
+          if (!env.emplace(o.result_names[k], std::vector<ValueRef>{out[k]}).second)
+            fail(o.pos, "value " + o.result_names[k] + " defined twice");
+        }
+      } else if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second) {
         fail(o.pos, "value " + o.result + " defined twice");
+      }
     }
     fail(f.pos, "@" + f.name + " has no return");
   }

@@ -31,6 +31,8 @@ class Parser {
   FuncSyntax region(const std::vector<std::string>& args, const std::vector<TensorType>& types);
   void regions(OpSyntax& o);  // ({...}, {...}) of the generic form
   void while_pretty(OpSyntax& o);
+  void reduce_pretty(OpSyntax& o);
+  void case_pretty(OpSyntax& o);
   Use use();
   void uses(std::vector<Use>& out);
   OpSyntax op();
