@@ -320,6 +320,8 @@ class Exporter {
                      const IntList& window, std::ostringstream& o, const std::string& ind,
                      Names& lo);
   std::string binary_body(const char* combine, DType t, const std::string& ind);
+  Names argminmax(const Node& node, const Names& in, const std::vector<TensorType>& in_types,
+                  std::ostringstream& o, const std::string& ind);
 
   Form form_;
   int next_ = 0;
@@ -398,6 +400,61 @@ std::string Exporter::binary_body(const char* combine, DType t, const std::strin
   return "({\n" + ind + "^bb0(" + a + ": " + st + ", " + b + ": " + st + "):\n" + ind + "  " + r +
          " = \"stablehlo." + combine + "\"(" + a + ", " + b + ") : (" + st + ", " + st + ") -> " +
          st + "\n" + ind + "  \"stablehlo.return\"(" + r + ") : (" + st + ") -> ()\n" + ind + "}) ";
+}
+
+// argmax/argmin as JAX lowers them: a reduce of (x, its iota along the axis) from (-inf or
+// +inf, 0) whose body keeps the accumulator when it is beyond the element or NaN, and its index
+// also on a tie with a lower index: the first extreme, the first NaN (import_reduce.cc reads
+// it back).
+Names Exporter::argminmax(const Node& node, const Names& in,
+                          const std::vector<TensorType>& in_types, std::ostringstream& o,
+                          const std::string& ind) {
+  const auto& a = node.attr<ArgmaxAttrs>();
+  bool is_min = node.op == OpCode::argmin;
+  const TensorType& x = in_types[0];
+  TensorType idx{a.index_dtype, x.shape}, sv{x.dtype, Shape()}, si{a.index_dtype, Shape()};
+  TensorType pred{DType::boolean, Shape()}, values{x.dtype, node.outputs[0].shape};
+  Names iota = generic("iota", {}, {}, {idx},
+                       "iota_dimension = " + std::to_string(a.axis) + " : i64", o, ind);
+  std::string lhs;
+  Names init = results(1, lhs);
+  o << ind << lhs << " = \"stablehlo.constant\"() {value = "
+    << init_value(is_min ? OpCode::reduce_min : OpCode::reduce_max, x.dtype) << "} : () -> "
+    << type(sv) << "\n";
+  Names zero = constant(Literal::zeros(si), o, ind);
+  std::ostringstream body;
+  auto name = [&] { return "%" + std::to_string(next_++); };
+  std::string va = name(), ia = name(), vb = name(), ib = name();
+  body << "({\n"
+       << ind << "^bb0(" << va << ": " << type(sv) << ", " << ia << ": " << type(si) << ", " << vb
+       << ": " << type(sv) << ", " << ib << ": " << type(si) << "):\n";
+  auto line = [&](const std::string& op, const Names& args, const std::vector<TensorType>& ts,
+                  const TensorType& out, const std::string& attrs = {}) {
+    std::string r = name();
+    body << ind << "  " << r << " = \"stablehlo." << op << "\"(";
+    for (size_t k = 0; k < args.size(); ++k) body << (k ? ", " : "") << args[k];
+    body << ") " << (attrs.empty() ? "" : "{" + attrs + "} ") << ": (";
+    for (size_t k = 0; k < ts.size(); ++k) body << (k ? ", " : "") << type(ts[k]);
+    body << ") -> " << type(out) << "\n";
+    return r;
+  };
+  auto cmp = [&](const std::string& l, const std::string& r, const char* dir, const TensorType& t) {
+    return line("compare", {l, r}, {t, t}, pred,
+                std::string("comparison_direction = #stablehlo<comparison_direction ") + dir + ">");
+  };
+  std::string beyond = cmp(va, vb, is_min ? "LT" : "GT", sv), nan = cmp(va, va, "NE", sv);
+  std::string keep = line("or", {beyond, nan}, {pred, pred}, pred);
+  std::string tie = line("and", {cmp(va, vb, "EQ", sv), cmp(ia, ib, "LT", si)}, {pred, pred}, pred);
+  std::string keep_index = line("or", {keep, tie}, {pred, pred}, pred);
+  std::string v = line("select", {keep, va, vb}, {pred, sv, sv}, sv);
+  std::string i = line("select", {keep_index, ia, ib}, {pred, si, si}, si);
+  body << ind << "  \"stablehlo.return\"(" << v << ", " << i << ") : (" << type(sv) << ", "
+       << type(si) << ") -> ()\n"
+       << ind << "}) ";
+  Names r =
+      generic("reduce", {in[0], iota[0], init[0], zero[0]}, {x, idx, sv, si},
+              {values, node.outputs[0]}, "dimensions = " + ints({a.axis}), o, ind, body.str());
+  return {r[1]};
 }
 
 // The bounds of the start indices `idx` (index vector last) whose windows fit in `operand`:
@@ -656,6 +713,9 @@ Names Exporter::op(const Node& node, const Names& in, const std::vector<TensorTy
     case OpCode::reduce_and:
     case OpCode::reduce_or:
       return reduce(node, in, in_types, o, ind);
+    case OpCode::argmax:
+    case OpCode::argmin:
+      return argminmax(node, in, in_types, o, ind);
     case OpCode::call:
     case OpCode::cond:
     case OpCode::while_:
@@ -685,8 +745,6 @@ std::string why_not_exported(OpCode op) {
     case OpCode::erf_inv:
     case OpCode::exp2:
       return no("write it with maximum, or as JAX lowers it (chlo ops are not StableHLO)");
-    case OpCode::argmax:
-    case OpCode::argmin:
     case OpCode::sort:
     case OpCode::cumsum:
     case OpCode::cumprod:

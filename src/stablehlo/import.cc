@@ -514,6 +514,8 @@ struct Importer {
       if (!r.params.empty()) fail(r.pos, o.name + "'s branches take no block arguments");
       return build(r, caps);
     };
+    if (o.name == "stablehlo.reduce" && in.size() == 4 && o.regions.size() == 1)
+      return reduce_pair(c.b, o, in);
     if (o.name == "stablehlo.reduce") return reduce(c, generic_reduce(o), in);
     if (o.name == "stablehlo.scatter") return scatter(c, o, in);
     if (o.name == "stablehlo.while") {

@@ -1,6 +1,7 @@
 // Importer rows that live outside import.cc, each mapping one StableHLO op onto lazax primitives
 // with the Builder (private to the layer).
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "ast.h"
@@ -12,5 +13,9 @@ namespace lazax::stablehlo {
 // fields) and rng_bit_generator (THREE_FRY from add/xor/shift ops).
 std::vector<ValueRef> bitcast_convert(Builder& b, const OpSyntax& o, std::vector<ValueRef>& in);
 std::vector<ValueRef> rng_bit_generator(Builder& b, const OpSyntax& o, std::vector<ValueRef>& in);
+
+// import_reduce.cc: a reduce of two operands with its body (JAX's argmax/argmin); `in` is the
+// two operands, then the two inits.
+std::vector<ValueRef> reduce_pair(Builder& b, const OpSyntax& o, std::vector<ValueRef>& in);
 
 }  // namespace lazax::stablehlo

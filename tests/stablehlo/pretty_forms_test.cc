@@ -1,8 +1,10 @@
 // The pretty forms of ops with regions: reduce with a `reducer(...) { ... }` body (as the
 // StableHLO printer writes a reduce whose body is not one op), case and if as other tools print
-// them, and results named one by one (`%a, %b = ...`); values against sums and branches worked
-// out by hand.
+// them, results named one by one (`%a, %b = ...`), and JAX's argmax/argmin reduce of two
+// operands; values against sums, branches and extremes worked out here.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "lazax/lazax.h"
 #include "lazax/stablehlo/stablehlo.h"
@@ -131,6 +133,75 @@ TEST(StableHloPretty, ResultsNamedOneByOne) {
   EXPECT_NE(e.find("line 2, column 12: stablehlo.constant has 1 results, 2 are named"),
             std::string::npos)
       << e;
+}
+
+// jnp.argmax / argmin as JAX prints them (a private function: the reduce of the values and
+// their iota, the comparator keeping the accumulator when beyond or NaN, the lower index on a
+// tie), against the first extreme and the first NaN found by a loop here.
+std::string argminmax_text(const char* dir, const char* init) {
+  return std::string(
+             "func.func @main(%x: tensor<3x4xf32>) -> (tensor<3xi32>, tensor<3xf32>) {\n"
+             "  %0 = stablehlo.iota dim = 1 : tensor<3x4xi32>\n"
+             "  %1 = stablehlo.constant dense<") +
+         init +
+         "> : tensor<f32>\n"
+         "  %2 = stablehlo.constant dense<0> : tensor<i32>\n"
+         "  %3:2 = stablehlo.reduce(%x init: %1), (%0 init: %2) across dimensions = [1] : "
+         "(tensor<3x4xf32>, tensor<3x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<3xf32>, "
+         "tensor<3xi32>)\n"
+         "   reducer(%arg1: tensor<f32>, %arg3: tensor<f32>) (%arg2: tensor<i32>, %arg4: "
+         "tensor<i32>)  {\n"
+         "    %4 = stablehlo.compare  " +
+         dir +
+         ", %arg1, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+         "    %5 = stablehlo.compare  NE, %arg1, %arg1,  FLOAT : (tensor<f32>, tensor<f32>) -> "
+         "tensor<i1>\n"
+         "    %6 = stablehlo.or %4, %5 : tensor<i1>\n"
+         "    %7 = stablehlo.compare  EQ, %arg1, %arg3,  FLOAT : (tensor<f32>, tensor<f32>) -> "
+         "tensor<i1>\n"
+         "    %8 = stablehlo.compare  LT, %arg2, %arg4,  SIGNED : (tensor<i32>, tensor<i32>) -> "
+         "tensor<i1>\n"
+         "    %9 = stablehlo.and %7, %8 : tensor<i1>\n"
+         "    %10 = stablehlo.or %6, %9 : tensor<i1>\n"
+         "    %11 = stablehlo.select %6, %arg1, %arg3 : tensor<i1>, tensor<f32>\n"
+         "    %12 = stablehlo.select %10, %arg2, %arg4 : tensor<i1>, tensor<i32>\n"
+         "    stablehlo.return %11, %12 : tensor<f32>, tensor<i32>\n"
+         "  }\n"
+         "  return %3#1, %3#0 : tensor<3xi32>, tensor<3xf32>\n}";
+}
+
+TEST(StableHloPretty, ArgmaxAndArgminAsJaxPrintsThem) {
+  const float nan = std::nanf("");
+  const std::vector<float> x{1, 3, 3, -2, /**/ nan, 5, nan, 0, /**/ -1, -4, 2, -4};
+  for (bool is_min : {false, true}) {
+    FunctionPtr f = stablehlo::import_stablehlo(
+        argminmax_text(is_min ? "LT" : "GT", is_min ? "0x7F800000" : "0xFF800000"));
+    std::vector<Tensor> out = call(f, {from_vector<float>(x, {3, 4})});
+    std::vector<int32_t> idx = out[0].to_vector<int32_t>();
+    std::vector<float> val = out[1].to_vector<float>();
+    for (int r = 0; r < 3; ++r) {
+      int best = 0;
+      for (int k = 1; k < 4; ++k) {
+        float c = x[static_cast<size_t>(r * 4 + best)], v = x[static_cast<size_t>(r * 4 + k)];
+        if (!std::isnan(c) && (std::isnan(v) || (is_min ? v < c : v > c))) best = k;
+      }
+      auto want = x[static_cast<size_t>(r * 4 + best)];
+      EXPECT_EQ(idx[static_cast<size_t>(r)], best) << "row " << r << (is_min ? " argmin" : "");
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(val[static_cast<size_t>(r)]));
+      else
+        EXPECT_EQ(val[static_cast<size_t>(r)], want) << "row " << r;
+    }
+  }
+  // Another init, or another body, is not argmax: refused, saying so.
+  std::string e = error_of(argminmax_text("GT", "0.0"));
+  EXPECT_NE(e.find("line 5, column 10: a reduce of two operands is imported only as JAX's "
+                   "argmax/argmin"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("the inits are not -inf"), std::string::npos) << e;
+  e = error_of(argminmax_text("GE", "0xFF800000"));
+  EXPECT_NE(e.find("the body is not that comparator"), std::string::npos) << e;
 }
 
 }  // namespace
