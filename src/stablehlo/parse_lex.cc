@@ -195,6 +195,7 @@ TensorType Parser::type() {
     if (d != 0 && n > (int64_t{1} << 60) / d) fail(p, "the tensor has more than 2^60 elements");
     n *= d;
   }
+  if (u64 && dims.size() >= 64) fail(p, "more than 64 dimensions (a ui64 adds one)");
   if (u64) dims.push_back(2);
   return TensorType{dt, Shape(dims)};
 }
