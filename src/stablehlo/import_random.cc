@@ -3,8 +3,10 @@
 //   is rebuilt exactly from the sign, exponent and mantissa fields (what jax.random.uniform
 //   needs); a tensor<Sxui64> is carried as its two ui32 words (parse_lex.cc), so ui64 <-> ui32
 //   pairs is no op at all.
-// - rng_bit_generator THREE_FRY is threefry2x32-20 written in add/xor/shift ops, with the key,
-//   counter and state rules of XLA's expander (docs/STABLEHLO.md says which).
+// - rng_bit_generator THREE_FRY is threefry2x32-20 written in add/xor/shift ops, PHILOX
+//   philox4x32-10 with its products as wrapping i64 multiplies, each with the key, counter and
+//   state rules of XLA's expander (docs/STABLEHLO.md says which).
+#include <array>
 #include <bit>
 #include <cmath>
 #include <map>
@@ -123,30 +125,59 @@ ValueRef reshape(Builder& b, ValueRef x, const std::vector<int64_t>& dims) {
   return b.add(OpCode::reshape, {x}, ReshapeAttrs{Shape(dims)});
 }
 
-// The ui64 state as its four u32 words: key low, key high, counter low, counter high.
-struct State {
-  ValueRef key_lo, key_hi, ctr_lo, ctr_hi;
-};
-
-State unpack(Builder& b, ValueRef state) {
-  ValueRef w[4];
-  for (int64_t i = 0; i < 4; ++i) {
+// The ui64 state's rows as u32 words, low first: key low, key high, then each further row's two.
+std::vector<ValueRef> unpack(Builder& b, ValueRef state, int64_t rows) {
+  std::vector<ValueRef> w;
+  for (int64_t i = 0; i < 2 * rows; ++i) {
     ValueRef s =
         b.add(OpCode::slice, {state}, SliceAttrs{{i / 2, i % 2}, {i / 2 + 1, i % 2 + 1}, {1, 1}});
-    w[i] = reshape(b, s, {});
+    w.push_back(reshape(b, s, {}));
   }
-  return {w[0], w[1], w[2], w[3]};
+  return w;
 }
 
-// ctr + n as (low, high) u32 words, n < 2^32 of the shape of `n` (scalars broadcast to it).
-std::pair<ValueRef, ValueRef> add_counter(Ops& e, const State& s, ValueRef n) {
-  auto wide = [&](ValueRef x) {
-    if (e.shape.dims().empty()) return x;
-    return e.b.add(OpCode::broadcast_in_dim, {x}, BroadcastInDimAttrs{e.shape, {}});
+ValueRef pack(Builder& b, const std::vector<ValueRef>& words) {
+  Values w;
+  for (ValueRef x : words) w.push_back(reshape(b, x, {1}));
+  auto rows = static_cast<int64_t>(words.size() / 2);
+  return reshape(b, b.add(OpCode::concatenate, w, ConcatenateAttrs{0}), {rows, 2});
+}
+
+// The multi-word counter c (u32 scalars, low word first) plus n (u32 < 2^32, of e's shape),
+// each word broadcast to that shape; the carry out of the top word is dropped (it wraps).
+std::vector<ValueRef> add_counter(Ops& e, std::vector<ValueRef> c, ValueRef n) {
+  for (ValueRef& w : c) {
+    if (e.shape.dims().empty()) break;
+    w = e.b.add(OpCode::broadcast_in_dim, {w}, BroadcastInDimAttrs{e.shape, {}});
+  }
+  ValueRef carry = n;
+  for (ValueRef& w : c) {
+    ValueRef sum = e.op(OpCode::add, w, carry);
+    carry = e.convert(e.cmp(CompareDir::lt, sum, w), DType::u32);
+    w = sum;
+  }
+  return c;
+}
+
+// Philox4x32-10 (Salmon et al., SC 2011): each round two 32x32 -> 64-bit products, taken in i64
+// (whose multiplication wraps, so the 64 bits are exact), the key bumped between rounds.
+std::array<ValueRef, 4> philox4x32(Ops& e, std::array<ValueRef, 4> x, ValueRef k0, ValueRef k1) {
+  auto mulhilo = [&](ValueRef v, uint32_t m) {
+    ValueRef p = e.op(OpCode::mul, e.convert(v, DType::i64), e.k(DType::i64, m));
+    ValueRef hi = e.op(OpCode::shift_right_logical, p, e.k(DType::i64, 32));
+    return std::make_pair(e.convert(hi, DType::u32), e.convert(p, DType::u32));
   };
-  ValueRef lo0 = wide(s.ctr_lo), lo = e.op(OpCode::add, lo0, n);
-  ValueRef carry = e.convert(e.cmp(CompareDir::lt, lo, lo0), DType::u32);
-  return {lo, e.op(OpCode::add, wide(s.ctr_hi), carry)};
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 = e.op(OpCode::add, k0, e.u(0x9E3779B9));
+      k1 = e.op(OpCode::add, k1, e.u(0xBB67AE85));
+    }
+    auto [hi0, lo0] = mulhilo(x[0], 0xD2511F53u);
+    auto [hi1, lo1] = mulhilo(x[2], 0xCD9E8D57u);
+    x = {e.op(OpCode::xor_, e.op(OpCode::xor_, hi1, x[1]), k0), lo1,
+         e.op(OpCode::xor_, e.op(OpCode::xor_, hi0, x[3]), k1), lo0};
+  }
+  return x;
 }
 
 // XLA's ThreeFry for 32-bit outputs: the counters cover half the shape (split along the first
@@ -199,52 +230,46 @@ std::string algorithm(const OpSyntax& o) {
 
 }  // namespace
 
-Values rng_bit_generator(Builder& b, const OpSyntax& o, Values& in) {
-  std::string alg = algorithm(o);
-  if (alg == "PHILOX") {
-    fail(o.pos,
-         "rng_bit_generator PHILOX is not supported: lazax builds THREE_FRY (and DEFAULT, "
-         "read as THREE_FRY) from its own ops; export the program with THREE_FRY");
+namespace {
+
+// The bits asked for: 32-bit words as ui32 or i32, 64-bit ones as i64 or as ui64's two words.
+enum class Bits { u32, i32, i64, u64_words };
+
+// The 64-bit bits from their (low, high) words: ui64 as the two words (a trailing 2), i64 as one.
+ValueRef wide_bits(Ops& e, ValueRef lo, ValueRef hi, Bits kind, std::vector<int64_t> dims) {
+  if (kind == Bits::i64) {
+    return e.op(OpCode::or_, e.convert(lo, DType::i64),
+                e.op(OpCode::shift_left, e.convert(hi, DType::i64), e.k(DType::i64, 32)));
   }
-  const TensorType state_type{DType::u32, Shape({2, 2})};
-  // Read as u32[2,2] from tensor<2xui64> (parse_lex.cc): two ui64 types are the state's.
-  if (in.size() != 1 || !(b.type(in[0]) == state_type) || o.u64_types < 2)
-    fail(o.pos, "rng_bit_generator's state must be a tensor<2xui64> (key, counter)");
-  if (o.out_types.size() != 2 || !(o.out_types[0] == state_type))
-    fail(o.pos, "rng_bit_generator returns the tensor<2xui64> state and the bits");
-  const TensorType& t = o.out_types[1];
-  bool u64 = o.u64_types == 3;  // the bits are a ui64 tensor too, carried as two u32 words
-  State s = unpack(b, in[0]);
-  std::vector<int64_t> dims(t.shape.dims().begin(), t.shape.dims().end());
-  if (u64) dims.pop_back();
+  dims.push_back(1);
+  return e.b.add(OpCode::concatenate, {reshape(e.b, lo, dims), reshape(e.b, hi, dims)},
+                 ConcatenateAttrs{static_cast<int64_t>(dims.size()) - 1});
+}
+
+// THREE_FRY: state (key, counter); the counters cover the shape halved (32-bit bits) or the
+// shape (64-bit), and move by the number used.
+Values threefry_bits(Builder& b, const OpSyntax& o, const std::vector<ValueRef>& s, Bits kind,
+                     const std::vector<int64_t>& dims) {
+  bool wide = kind == Bits::u64_words || kind == Bits::i64;
   Half h;
-  if (u64 || t.dtype == DType::i64)
-    h.half = dims;  // 64-bit outputs: one counter per element, the two words the value
-  else if (t.dtype == DType::u32 || t.dtype == DType::i32)
-    h = halve(Shape(dims));
+  if (wide)
+    h.half = dims;  // one counter per element, its two words the value
   else
-    fail(o.pos, "rng_bit_generator makes ui32, i32, ui64 or i64 bits here, not " + t.str());
+    h = halve(Shape(dims));
   int64_t n = Shape(h.half).numel();
   if (n >= (int64_t{1} << 32)) fail(o.pos, "rng_bit_generator of 2^32 counters or more");
-
   Ops e{b, Shape(h.half), {}};
   ValueRef idx = b.add(OpCode::iota, {}, IotaAttrs{DType::u32, Shape({n}), 0});
   if (h.half.size() != 1) idx = reshape(b, idx, h.half);
-  auto [x0, x1] = add_counter(e, s, idx);
-  auto wide = [&](ValueRef k) {
+  std::vector<ValueRef> x = add_counter(e, {s[2], s[3]}, idx);
+  auto key = [&](ValueRef k) {
     return b.add(OpCode::broadcast_in_dim, {k}, BroadcastInDimAttrs{e.shape, {}});
   };
-  auto [y0, y1] = threefry2x32(e, wide(s.key_lo), wide(s.key_hi), x0, x1);
+  auto [y0, y1] = threefry2x32(e, key(s[0]), key(s[1]), x[0], x[1]);
 
   ValueRef bits;
-  if (u64) {
-    std::vector<int64_t> one = h.half;
-    one.push_back(1);
-    bits = b.add(OpCode::concatenate, {reshape(b, y0, one), reshape(b, y1, one)},
-                 ConcatenateAttrs{static_cast<int64_t>(h.half.size())});
-  } else if (t.dtype == DType::i64) {
-    bits = e.op(OpCode::or_, e.convert(y0, DType::i64),
-                e.op(OpCode::shift_left, e.convert(y1, DType::i64), e.k(DType::i64, 32)));
+  if (wide) {
+    bits = wide_bits(e, y0, y1, kind, h.half);
   } else if (h.scalar) {
     bits = reshape(b, y0, {});
   } else {
@@ -258,15 +283,83 @@ Values rng_bit_generator(Builder& b, const OpSyntax& o, Values& in) {
       bits = b.add(OpCode::slice, {bits}, SliceAttrs{zero, limit, step});
     }
   }
-  if (t.dtype == DType::i32) bits = b.add(OpCode::convert, {bits}, ConvertAttrs{DType::i32});
-
-  // The next state: the key, and the counter moved past the n used.
   Ops one{b, Shape(), {}};
-  auto [lo, hi] = add_counter(one, s, one.u(static_cast<double>(n)));
-  Values words;
-  for (ValueRef w : {s.key_lo, s.key_hi, lo, hi}) words.push_back(reshape(b, w, {1}));
-  ValueRef next = reshape(b, b.add(OpCode::concatenate, words, ConcatenateAttrs{0}), {2, 2});
-  return {next, bits};
+  std::vector<ValueRef> next = add_counter(one, {s[2], s[3]}, one.u(static_cast<double>(n)));
+  return {pack(b, {s[0], s[1], next[0], next[1]}), bits};
+}
+
+// PHILOX, as XLA's expander: the key is state[0]; the 128-bit counter is (state[1], state[0])
+// for a 2-word state (the key its high half) or (state[1], state[2]) for 3, low half first.
+// Block j runs philox4x32-10 on counter + j and gives 4 words; the words of blocks 0, 1, ...
+// in order are the elements (32-bit) or their (low, high) pairs (64-bit). The next state keeps
+// the key and the counter moved by the blocks used (for 2 words, its low half only).
+Values philox_bits(Builder& b, const OpSyntax& o, const std::vector<ValueRef>& s, Bits kind,
+                   const std::vector<int64_t>& dims) {
+  bool wide = kind == Bits::u64_words || kind == Bits::i64;
+  int64_t n = Shape(dims).numel(), words = wide ? 2 * n : n, blocks = (words + 3) / 4;
+  if (blocks >= (int64_t{1} << 32)) fail(o.pos, "rng_bit_generator of 2^32 blocks or more");
+  bool three = s.size() == 6;
+  std::vector<ValueRef> ctr = {s[2], s[3], three ? s[4] : s[0], three ? s[5] : s[1]};
+  Ops e{b, Shape({blocks}), {}};
+  ValueRef idx = b.add(OpCode::iota, {}, IotaAttrs{DType::u32, Shape({blocks}), 0});
+  std::vector<ValueRef> x = add_counter(e, ctr, idx);
+  auto key = [&](ValueRef k) {
+    return b.add(OpCode::broadcast_in_dim, {k}, BroadcastInDimAttrs{e.shape, {}});
+  };
+  std::array<ValueRef, 4> y = philox4x32(e, {x[0], x[1], x[2], x[3]}, key(s[0]), key(s[1]));
+  Values cols;
+  for (ValueRef w : y) cols.push_back(reshape(b, w, {blocks, 1}));
+  ValueRef stream = reshape(b, b.add(OpCode::concatenate, cols, ConcatenateAttrs{1}), {4 * blocks});
+  auto take = [&](int64_t start, int64_t count, int64_t step) {
+    int64_t limit = count == 0 ? start : start + step * (count - 1) + 1;
+    return b.add(OpCode::slice, {stream}, SliceAttrs{{start}, {limit}, {step}});
+  };
+  ValueRef bits;
+  if (kind == Bits::u64_words) {
+    std::vector<int64_t> pairs = dims;
+    pairs.push_back(2);
+    bits = reshape(b, take(0, words, 1), pairs);
+  } else if (kind == Bits::i64) {
+    Ops w{b, Shape({n}), {}};
+    bits = reshape(b, wide_bits(w, take(0, n, 2), take(1, n, 2), kind, {n}), dims);
+  } else {
+    bits = reshape(b, take(0, n, 1), dims);
+  }
+  Ops one{b, Shape(), {}};
+  std::vector<ValueRef> next = add_counter(one, ctr, one.u(static_cast<double>(blocks)));
+  if (three) return {pack(b, {s[0], s[1], next[0], next[1], next[2], next[3]}), bits};
+  return {pack(b, {s[0], s[1], next[0], next[1]}), bits};
+}
+
+}  // namespace
+
+Values rng_bit_generator(Builder& b, const OpSyntax& o, Values& in) {
+  std::string alg = algorithm(o);
+  bool philox = alg == "PHILOX";
+  // A tensor<Rxui64> state is read as u32[R,2] (parse_lex.cc): two ui64 types are the state's.
+  if (in.size() != 1) fail(o.pos, "rng_bit_generator takes one operand, the state");
+  const TensorType& st = b.type(in[0]);
+  int64_t rows = st.shape.dims().size() == 2 ? st.shape.dims()[0] : 0;
+  if (o.u64_types < 2 || st.dtype != DType::u32 || !(rows == 2 || (philox && rows == 3)) ||
+      st.shape.dims()[1] != 2) {
+    fail(o.pos, std::string("rng_bit_generator's state must be a tensor<2xui64> (key, counter)") +
+                    (philox ? " or tensor<3xui64> (key, counter low, counter high)" : ""));
+  }
+  if (o.out_types.size() != 2 || !(o.out_types[0] == st))
+    fail(o.pos, "rng_bit_generator returns the state, of its operand's type, and the bits");
+  const TensorType& t = o.out_types[1];
+  std::vector<int64_t> dims(t.shape.dims().begin(), t.shape.dims().end());
+  Bits kind = t.dtype == DType::i32 ? Bits::i32 : t.dtype == DType::i64 ? Bits::i64 : Bits::u32;
+  if (o.u64_types == 3) {  // the bits are a ui64 tensor too, carried as two u32 words
+    dims.pop_back();
+    kind = Bits::u64_words;
+  } else if (t.dtype != DType::u32 && t.dtype != DType::i32 && t.dtype != DType::i64) {
+    fail(o.pos, "rng_bit_generator makes ui32, i32, ui64 or i64 bits here, not " + t.str());
+  }
+  std::vector<ValueRef> s = unpack(b, in[0], rows);
+  Values out = philox ? philox_bits(b, o, s, kind, dims) : threefry_bits(b, o, s, kind, dims);
+  if (kind == Bits::i32) out[1] = b.add(OpCode::convert, {out[1]}, ConvertAttrs{DType::i32});
+  return out;
 }
 
 }  // namespace lazax::stablehlo

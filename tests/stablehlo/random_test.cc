@@ -1,7 +1,7 @@
 // Random bits through the importer: the threefry fixture (JAX's threefry2x32 as plain uint32 ops)
-// and rng_bit_generator THREE_FRY, both exactly against Random123's known-answer vectors for
-// threefry2x32_20 and a scalar reference written here from the spec; bitcast_convert ui32 -> f32
-// bit for bit; the errors for what lazax cannot import.
+// and rng_bit_generator THREE_FRY and PHILOX, exactly against Random123's known-answer vectors
+// (threefry2x32_20, philox4x32_10) and scalar references written here from the spec;
+// bitcast_convert ui32 -> f32 bit for bit; the errors for what lazax cannot import.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -175,71 +175,147 @@ std::string tensor_text(const std::vector<int64_t>& dims, const std::string& et)
   return s + et + ">";
 }
 
-Tensor state_of(uint64_t key, uint64_t ctr) {
-  return u32s({static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32),
-               static_cast<uint32_t>(ctr), static_cast<uint32_t>(ctr >> 32)},
-              {2, 2});
+Tensor state_of(const std::vector<uint64_t>& state) {
+  std::vector<uint32_t> words;
+  for (uint64_t v : state) {
+    words.push_back(static_cast<uint32_t>(v));
+    words.push_back(static_cast<uint32_t>(v >> 32));
+  }
+  return u32s(words, {static_cast<int64_t>(state.size()), 2});
 }
 
 // One rng_bit_generator of `et` bits shaped `dims` (pretty or generic form).
-std::vector<Tensor> run_rng(const std::vector<int64_t>& dims, const std::string& et, uint64_t key,
-                            uint64_t ctr, bool generic) {
-  std::string t = tensor_text(dims, et), sig = "(tensor<2xui64>) -> (tensor<2xui64>, " + t + ")";
+std::vector<Tensor> run_rng(const std::vector<int64_t>& dims, const std::string& et,
+                            const std::vector<uint64_t>& state, const std::string& alg,
+                            bool generic) {
+  std::string t = tensor_text(dims, et), st = tensor_text({int64_t(state.size())}, "ui64");
+  std::string sig = "(" + st + ") -> (" + st + ", " + t + ")";
   std::string op = generic ? "\"stablehlo.rng_bit_generator\"(%s) <{rng_algorithm = "
-                             "#stablehlo<rng_algorithm THREE_FRY>}> : " +
-                                 sig
-                           : "stablehlo.rng_bit_generator %s, algorithm = DEFAULT : " + sig;
-  FunctionPtr f = stablehlo::import_stablehlo(
-      "func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, " + t + ") {\n  %0:2 = " + op +
-      "\n  return %0#0, %0#1 : tensor<2xui64>, " + t + "\n}");
-  return call(f, {state_of(key, ctr)});
+                             "#stablehlo<rng_algorithm " +
+                                 alg + ">}> : " + sig
+                           : "stablehlo.rng_bit_generator %s, algorithm = " + alg + " : " + sig;
+  FunctionPtr f = stablehlo::import_stablehlo("func.func @main(%s: " + st + ") -> (" + st + ", " +
+                                              t + ") {\n  %0:2 = " + op +
+                                              "\n  return %0#0, %0#1 : " + st + ", " + t + "\n}");
+  return call(f, {state_of(state)});
+}
+
+// The bits of `et` as u32 words, low first.
+std::vector<uint32_t> words_of(const Tensor& bits, const std::string& et) {
+  std::vector<uint32_t> got;
+  if (et == "i64") {
+    Literal l = bits.literal();  // not to_vector: it reads through a double
+    for (int64_t k = 0; k < l.numel(); ++k) {
+      auto u = static_cast<uint64_t>(l.data<int64_t>()[k]);
+      got.push_back(static_cast<uint32_t>(u));
+      got.push_back(static_cast<uint32_t>(u >> 32));
+    }
+  } else if (et == "i32") {
+    for (int32_t v : bits.to_vector<int32_t>()) got.push_back(static_cast<uint32_t>(v));
+  } else {
+    got = bits.to_vector<uint32_t>();
+  }
+  return got;
 }
 
 TEST(StableHloRandom, RngBitGeneratorGivesKnownAnswers) {
   for (const Kat& k : kKats) {
     uint64_t key = k.key[0] | uint64_t{k.key[1]} << 32, ctr = k.ctr[0] | uint64_t{k.ctr[1]} << 32;
-    std::vector<Tensor> out = run_rng({2}, "ui32", key, ctr, false);
+    std::vector<Tensor> out = run_rng({2}, "ui32", {key, ctr}, "DEFAULT", false);
     EXPECT_EQ(out[1].to_vector<uint32_t>(), (std::vector<uint32_t>{k.out[0], k.out[1]}));
-    out = run_rng({1}, "ui64", key, ctr, true);
+    out = run_rng({1}, "ui64", {key, ctr}, "THREE_FRY", true);
     EXPECT_EQ(out[1].to_vector<uint32_t>(), (std::vector<uint32_t>{k.out[0], k.out[1]}));
   }
 }
 
+const std::vector<int64_t> kShapes[] = {{4, 3}, {3, 5}, {}, {7}, {1, 3, 1}, {2, 3}, {5}};
+const char* const kTypes[] = {"ui32", "i32", "ui64", "i64"};
+
 TEST(StableHloRandom, RngBitGeneratorFollowsXlaCounterRules) {
   const uint64_t key = 0x0123456789abcdefull;
-  struct Case {
-    std::vector<int64_t> dims;
-    const char* et;
-  };
-  const Case cases[] = {{{4, 3}, "ui32"}, {{3, 5}, "ui32"}, {{3, 4}, "i32"}, {{}, "ui32"},
-                        {{7}, "ui32"},    {{2, 3}, "ui64"}, {{5}, "i64"},    {{1, 3, 1}, "ui32"}};
   // The last counter carries into the high word, then wraps around 2^64.
   for (uint64_t ctr : {uint64_t{5}, uint64_t{0xfffffffeull}, ~uint64_t{0}}) {
-    for (const Case& c : cases) {
-      std::string et = c.et;
-      bool wide = et == "ui64" || et == "i64";
-      for (bool generic : {false, true}) {
-        std::vector<Tensor> out = run_rng(c.dims, et, key, ctr, generic);
-        RngRef want = rng_ref(key, ctr, c.dims, wide);
-        std::vector<uint32_t> got;
-        if (et == "i64") {
-          Literal l = out[1].literal();  // not to_vector: it reads through a double
-          for (int64_t v : std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + l.numel())) {
-            auto u = static_cast<uint64_t>(v);
-            got.push_back(static_cast<uint32_t>(u));
-            got.push_back(static_cast<uint32_t>(u >> 32));
-          }
-        } else if (et == "i32") {
-          for (int32_t v : out[1].to_vector<int32_t>()) got.push_back(static_cast<uint32_t>(v));
-        } else {
-          got = out[1].to_vector<uint32_t>();
-        }
-        EXPECT_EQ(got, want.words) << et << " rank " << c.dims.size() << " ctr " << ctr;
+    for (const auto& dims : kShapes) {
+      for (std::string et : kTypes) {
+        bool generic = dims.size() % 2 == 1;
+        std::vector<Tensor> out = run_rng(dims, et, {key, ctr}, "THREE_FRY", generic);
+        RngRef want = rng_ref(key, ctr, dims, et == "ui64" || et == "i64");
+        EXPECT_EQ(words_of(out[1], et), want.words)
+            << et << " rank " << dims.size() << " ctr " << ctr;
         EXPECT_EQ(out[0].to_vector<uint32_t>(),
-                  state_of(key, want.next_counter).to_vector<uint32_t>());
+                  state_of({key, want.next_counter}).to_vector<uint32_t>());
       }
     }
   }
+}
+
+// Philox4x32-10, one block, written from the spec (Salmon et al., SC 2011).
+std::array<uint32_t, 4> philox_ref(std::array<uint32_t, 4> c, uint32_t k0, uint32_t k1) {
+  for (int r = 0; r < 10; ++r) {
+    uint64_t p0 = uint64_t{0xD2511F53u} * c[0], p1 = uint64_t{0xCD9E8D57u} * c[2];
+    c = {static_cast<uint32_t>(p1 >> 32) ^ c[1] ^ k0, static_cast<uint32_t>(p1),
+         static_cast<uint32_t>(p0 >> 32) ^ c[3] ^ k1, static_cast<uint32_t>(p0)};
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return c;
+}
+
+TEST(StableHloRandom, PhiloxReferenceMatchesKnownAnswers) {  // Random123's kat_vectors
+  EXPECT_EQ(philox_ref({0, 0, 0, 0}, 0, 0),
+            (std::array<uint32_t, 4>{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(philox_ref({~0u, ~0u, ~0u, ~0u}, ~0u, ~0u),
+            (std::array<uint32_t, 4>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(philox_ref({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, 0xa4093822, 0x299f31d0),
+            (std::array<uint32_t, 4>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+}
+
+// XLA's rules for PHILOX, element by element: key = state[0]; the 128-bit counter is
+// (state[1], state[2]) for a 3-word state, (state[1], state[0]) for 2 (low half first). Block j
+// is philox of counter + j; the words of blocks 0, 1, ... in order are the elements (32-bit) or
+// their low/high pairs (64-bit). Next state: the key, the counter moved by the blocks (for 2
+// words only its low half).
+TEST(StableHloRandom, RngBitGeneratorPhiloxFollowsXlaRules) {
+  const uint64_t key = 0xa4093822299f31d0ull;
+  const std::vector<uint64_t> states[] = {
+      {key, 7, 3}, {key, ~uint64_t{0} - 1, ~uint64_t{0}}, {key, 0xfffffffeull}, {0, 0}};
+  for (const auto& st : states) {
+    uint64_t lo = st[1], hi = st.size() == 3 ? st[2] : st[0];
+    for (const auto& dims : kShapes) {
+      for (std::string et : kTypes) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        bool wide = et == "ui64" || et == "i64";
+        int64_t words = wide ? 2 * n : n, blocks = (words + 3) / 4;
+        std::vector<uint32_t> want;
+        for (int64_t j = 0; j < blocks; ++j) {
+          uint64_t l = lo + static_cast<uint64_t>(j), h = hi + (l < lo ? 1 : 0);
+          auto w = philox_ref({static_cast<uint32_t>(l), static_cast<uint32_t>(l >> 32),
+                               static_cast<uint32_t>(h), static_cast<uint32_t>(h >> 32)},
+                              static_cast<uint32_t>(st[0]), static_cast<uint32_t>(st[0] >> 32));
+          want.insert(want.end(), w.begin(), w.end());
+        }
+        want.resize(static_cast<size_t>(words));
+        bool generic = dims.size() % 2 == 0;
+        std::vector<Tensor> out = run_rng(dims, et, st, "PHILOX", generic);
+        EXPECT_EQ(words_of(out[1], et), want) << et << " rank " << dims.size();
+        uint64_t nl = lo + static_cast<uint64_t>(blocks), nh = hi + (nl < lo ? 1 : 0);
+        std::vector<uint64_t> next = {st[0], nl};
+        if (st.size() == 3) next.push_back(nh);
+        EXPECT_EQ(out[0].to_vector<uint32_t>(), state_of(next).to_vector<uint32_t>());
+      }
+    }
+  }
+  // One block from a 3-word state is the known answer itself; so is a 2-word state whose key
+  // equals the counter's high half (all zeros, all ones).
+  std::vector<Tensor> out =
+      run_rng({4}, "ui32", {0x299f31d0a4093822ull, 0x85a308d3243f6a88ull, 0x0370734413198a2eull},
+              "PHILOX", false);
+  EXPECT_EQ(out[1].to_vector<uint32_t>(),
+            (std::vector<uint32_t>{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  out = run_rng({4}, "ui32", {~uint64_t{0}, ~uint64_t{0}}, "PHILOX", true);
+  EXPECT_EQ(out[1].to_vector<uint32_t>(),
+            (std::vector<uint32_t>{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
 }
 
 // jax.random with the rbg implementation keeps a u32[4] key and bitcasts it to the ui64 state:
@@ -271,12 +347,11 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(StableHloRandom, ErrorsNameTheOpAndPosition) {
-  std::string philox = error_of(
+  std::string alg = error_of(
       "func.func @main(%s: tensor<2xui64>) -> tensor<4xui32> {\n"
-      "  %0:2 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<2xui64>) -> "
+      "  %0:2 = stablehlo.rng_bit_generator %s, algorithm = MERSENNE : (tensor<2xui64>) -> "
       "(tensor<2xui64>, tensor<4xui32>)\n  return %0#1 : tensor<4xui32>\n}");
-  EXPECT_EQ(philox.rfind("[stablehlo] line 2, column 10: rng_bit_generator PHILOX", 0), 0u)
-      << philox;
+  EXPECT_NE(alg.find("unknown rng_bit_generator algorithm 'MERSENNE'"), std::string::npos) << alg;
   std::string add = error_of(
       "func.func @main(%s: tensor<2xui64>) -> tensor<2xui64> {\n"
       "  %0 = stablehlo.add %s, %s : tensor<2xui64>\n  return %0 : tensor<2xui64>\n}");
