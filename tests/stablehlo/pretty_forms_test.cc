@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "lazax/lazax.h"
+#include "lazax/stablehlo/load.h"
 #include "lazax/stablehlo/stablehlo.h"
 
 namespace lazax {
@@ -202,6 +203,20 @@ TEST(StableHloPretty, ArgmaxAndArgminAsJaxPrintsThem) {
   EXPECT_NE(e.find("the inits are not -inf"), std::string::npos) << e;
   e = error_of(argminmax_text("GE", "0xFF800000"));
   EXPECT_NE(e.find("the body is not that comparator"), std::string::npos) << e;
+}
+
+// The fixture with all these forms at once (also mutated by MutatedFixturesFailCleanly).
+TEST(StableHloPretty, PrettyRegionsFixture) {
+  StableHloFunction f =
+      load_stablehlo(std::string(LAZAX_STABLEHLO_FIXTURES) + "/pretty_regions.mlir");
+  Tensor x = from_vector<float>({-1, 3, 3, 2, /**/ 0, -5, 4, 4, /**/ 7, 1, 7, -9}, {3, 4});
+  for (int32_t i : {0, 1, 5}) {
+    std::vector<Tensor> out = f({x, from_vector<int32_t>({i}, {})});
+    EXPECT_EQ(out[0].to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 0}));
+    EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{7, 3, 6}));
+    EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{i == 0 ? 10.0f : 20.0f}));
+    EXPECT_EQ(out[3].to_vector<float>(), (std::vector<float>{-1}));
+  }
 }
 
 }  // namespace
