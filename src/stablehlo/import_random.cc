@@ -1,8 +1,8 @@
 // The importer's rows for random bits. lazax has no bitcast primitive and no u64, so:
-// - bitcast_convert between integers of one width is a convert (which wraps), and (u)i32 -> f32
+// - bitcast_convert between integers of one width is a convert (which wraps); (u)i32 -> f32
 //   is rebuilt exactly from the sign, exponent and mantissa fields (what jax.random.uniform
-//   needs); a tensor<Sxui64> is carried as its two ui32 words (parse_lex.cc), so ui64 <-> ui32
-//   pairs is no op at all.
+//   needs), f32 -> (u)i32 by scaling into [1, 2) with exact powers of two; a tensor<Sxui64> is
+//   carried as its two ui32 words (parse_lex.cc), so ui64 <-> ui32 pairs is no op at all.
 // - rng_bit_generator THREE_FRY is threefry2x32-20 written in add/xor/shift ops, PHILOX
 //   philox4x32-10 with its products as wrapping i64 multiplies, each with the key, counter and
 //   state rules of XLA's expander (docs/STABLEHLO.md says which).
@@ -75,6 +75,36 @@ ValueRef bits_to_f32(Ops& e, ValueRef x) {
   return e.select(e.bit(x, 0x80000000u), e.b.add(OpCode::neg, {v}), v);
 }
 
+// The u32 bits of the f32 x, exact: |x| scaled into [1, 2) by exact powers of two (the
+// exponent counted on the way), the mantissa read off the scaled value; subnormals scaled by
+// 2^149. A NaN gives the quiet NaN 0x7FC00000 (its sign and payload are not observable with
+// lazax's ops); -0 is told from +0 by the sign of 1/x.
+ValueRef f32_to_bits(Ops& e, ValueRef x) {
+  ValueRef a = e.b.add(OpCode::abs, {x}), y = a, exponent = e.u(127);
+  for (int p = 64; p >= 1; p /= 2) {  // down to below 2
+    ValueRef big = e.cmp(CompareDir::ge, y, e.f(std::ldexp(1.0, p)));
+    y = e.select(big, e.op(OpCode::mul, y, e.f(std::ldexp(1.0, -p))), y);
+    exponent = e.select(big, e.op(OpCode::add, exponent, e.u(p)), exponent);
+  }
+  for (int p = 64; p >= 1; p /= 2) {  // up to 1 or more (a normal |x| is at least 2^-126)
+    ValueRef small = e.cmp(CompareDir::lt, y, e.f(std::ldexp(1.0, 1 - p)));
+    y = e.select(small, e.op(OpCode::mul, y, e.f(std::ldexp(1.0, p))), y);
+    exponent = e.select(small, e.op(OpCode::sub, exponent, e.u(p)), exponent);
+  }
+  ValueRef mantissa =
+      e.convert(e.op(OpCode::mul, e.op(OpCode::sub, y, e.f(1)), e.f(0x1p23)), DType::u32);  // exact
+  ValueRef normal = e.op(OpCode::or_, e.op(OpCode::shift_left, exponent, e.u(23)), mantissa);
+  ValueRef sub =
+      e.convert(e.op(OpCode::mul, e.op(OpCode::mul, a, e.f(0x1p100)), e.f(0x1p49)), DType::u32);
+  ValueRef bits =
+      e.select(e.cmp(CompareDir::ne, x, x), e.u(0x7FC00000),
+               e.select(e.cmp(CompareDir::eq, a, e.f(INFINITY)), e.u(0x7F800000),
+                        e.select(e.cmp(CompareDir::lt, a, e.f(0x1p-126)), sub, normal)));
+  ValueRef negative = e.op(OpCode::or_, e.cmp(CompareDir::lt, x, e.f(0)),
+                           e.cmp(CompareDir::lt, e.op(OpCode::div, e.f(1), x), e.f(0)));
+  return e.op(OpCode::or_, bits, e.select(negative, e.u(0x80000000u), e.u(0)));
+}
+
 }  // namespace
 
 Values bitcast_convert(Builder& b, const OpSyntax& o, Values& in) {
@@ -93,9 +123,15 @@ Values bitcast_convert(Builder& b, const OpSyntax& o, Values& in) {
     ValueRef x = from.dtype == DType::u32 ? in[0] : e.convert(in[0], DType::u32);
     return {bits_to_f32(e, x)};
   }
+  if (same_shape && from.dtype == DType::f32 &&
+      (to.dtype == DType::u32 || to.dtype == DType::i32)) {
+    Ops e{b, from.shape, {}};
+    ValueRef bits = f32_to_bits(e, in[0]);
+    return {to.dtype == DType::u32 ? bits : e.convert(bits, DType::i32)};
+  }
   fail(o.pos, "bitcast_convert from " + from.str() + " to " + to.str() +
                   " is not supported: lazax has no bitcast primitive; the importer rebuilds "
-                  "integer <-> integer of one width, ui32/i32 -> f32 and ui64 <-> ui32 pairs");
+                  "integer <-> integer of one width, ui32/i32 <-> f32 and ui64 <-> ui32 pairs");
 }
 
 namespace {

@@ -110,6 +110,34 @@ TEST(StableHloRandom, BitcastConvertToF32IsBitExact) {
   }
 }
 
+// f32 -> ui32 / i32 and back: every bit pattern of the edge cases and of 4096 more from a
+// generator comes back as it was (a NaN as 0x7FC00000, of either sign).
+TEST(StableHloRandom, BitcastConvertFromF32IsBitExact) {
+  FunctionPtr f = stablehlo::import_stablehlo(
+      "func.func @main(%x: tensor<4112xf32>) -> (tensor<4112xui32>, tensor<4112xi32>) {\n"
+      "  %0 = stablehlo.bitcast_convert %x : (tensor<4112xf32>) -> tensor<4112xui32>\n"
+      "  %1 = stablehlo.bitcast_convert %x : (tensor<4112xf32>) -> tensor<4112xi32>\n"
+      "  return %0, %1 : tensor<4112xui32>, tensor<4112xi32>\n}");
+  std::vector<uint32_t> bits{0,          0x80000000, 1,          0x807fffff, 0x00800000, 0x00ffffff,
+                             0x3f800000, 0xbf7fffff, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000,
+                             0x7fc00000, 0xffc00001, 0x12345678, 0xdeadbeef};
+  uint64_t state = 7;
+  while (bits.size() < 4112) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    bits.push_back(static_cast<uint32_t>(state >> 32));
+  }
+  std::vector<float> x;
+  for (uint32_t b : bits) x.push_back(std::bit_cast<float>(b));
+  std::vector<Tensor> out = call(f, {from_vector<float>(x, {4112})});
+  std::vector<uint32_t> u = out[0].to_vector<uint32_t>();
+  std::vector<int32_t> i = out[1].to_vector<int32_t>();
+  for (size_t k = 0; k < bits.size(); ++k) {
+    uint32_t want = std::isnan(x[k]) ? 0x7fc00000u : bits[k];
+    EXPECT_EQ(u[k], want) << std::hex << bits[k];
+    EXPECT_EQ(static_cast<uint32_t>(i[k]), want) << std::hex << bits[k];
+  }
+}
+
 // XLA's rules for rng_bit_generator THREE_FRY, element by element: state = [key, counter] (ui64,
 // each two words, low first). 32-bit bits: the counters cover the shape halved along its first
 // even dimension (else the longest), element i of that dimension being word i % 2 of block
@@ -357,10 +385,10 @@ TEST(StableHloRandom, ErrorsNameTheOpAndPosition) {
       "  %0 = stablehlo.add %s, %s : tensor<2xui64>\n  return %0 : tensor<2xui64>\n}");
   EXPECT_EQ(add.rfind("[stablehlo] line 2, column 8: stablehlo.add on ui64 values", 0), 0u) << add;
   std::string back = error_of(
-      "func.func @main(%x: tensor<2xf32>) -> tensor<2xui32> {\n"
-      "  %0 = stablehlo.bitcast_convert %x : (tensor<2xf32>) -> tensor<2xui32>\n"
+      "func.func @main(%x: tensor<2xf64>) -> tensor<2xui32> {\n"
+      "  %0 = stablehlo.bitcast_convert %x : (tensor<2xf64>) -> tensor<2xui32>\n"
       "  return %0 : tensor<2xui32>\n}");
-  EXPECT_EQ(back.rfind("[stablehlo] line 2, column 8: bitcast_convert from f32[2] to u32[2]", 0),
+  EXPECT_EQ(back.rfind("[stablehlo] line 2, column 8: bitcast_convert from f64[2] to u32[2]", 0),
             0u)
       << back;
   std::string constant = error_of(
