@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 
 #include "lazax/lazax.h"
 #include "lazax/stablehlo/load.h"
@@ -79,6 +80,27 @@ TEST(StableHloRandom, ThreefryFixtureGivesKnownAnswers) {
       float u = std::bit_cast<float>((want[0] >> 9) | 0x3f800000u) - 1.0f;
       EXPECT_EQ(std::bit_cast<uint32_t>(uniform[i]), std::bit_cast<uint32_t>(u)) << "lane " << i;
     }
+  }
+}
+
+// What JAX itself computed: jax.random.uniform(key, (2, 4)) for the raw key [42, 43], from JAX's
+// export back-compatibility test data (jax2tf back_compat_test, cuda_threefry2x32, 2023-03-15,
+// printed by numpy to 8 decimals). jax.random draws the counters iota(8), split in halves as
+// (x0, x1); row 0 is the uniform of threefry's first words, row 1 of its second. The fixture
+// gives both rows to the printed digits (half a unit of the 8th decimal; a uniform steps by
+// 2^-23 = 1.2e-7, so the top 23 bits of every word are checked exactly).
+TEST(StableHloRandom, ThreefryFixtureMatchesJaxUniform) {
+  const char* want[2][4] = {{"0.42591238", "0.0769949", "0.44370103", "0.72904015"},
+                            {"0.17879379", "0.81439507", "0.00191903", "0.68608475"}};
+  StableHloFunction f = load_stablehlo(fixture("threefry.mlir"));
+  std::vector<Tensor> out =
+      f({u32s({42, 43}, {2}), u32s({0, 1, 2, 3}, {4}), u32s({4, 5, 6, 7}, {4})});
+  std::vector<float> row0 = out[2].to_vector<float>();
+  std::vector<uint32_t> second = out[1].to_vector<uint32_t>();
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(row0[i], std::strtod(want[0][i], nullptr), 5.1e-9) << "column " << i;
+    float row1 = std::bit_cast<float>((second[i] >> 9) | 0x3f800000u) - 1.0f;
+    EXPECT_NEAR(row1, std::strtod(want[1][i], nullptr), 5.1e-9) << "column " << i;
   }
 }
 
