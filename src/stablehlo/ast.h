@@ -55,6 +55,9 @@ struct OpSyntax {
   // How many of its own types are ui64: lazax has no u64, so the parser reads tensor<Sxui64> as
   // tensor<Sx2xui32> (low word first), which only some ops may carry (import.cc).
   int u64_types = 0;
+  // How many of its types are tuples (flattened into their elements): then one name may stand
+  // for several results, which get_tuple_element (`%t[i]`, read as the use %t#i) takes apart.
+  int tuple_types = 0;
 };
 
 // A func.func, or an op's region (`region` set: no result types; its block arguments, if any,

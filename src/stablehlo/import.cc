@@ -241,6 +241,11 @@ const std::unordered_map<std::string, Lower>& table() {
     m["stablehlo.rng_bit_generator"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
       return rng_bit_generator(c.b, o, in);
     };
+    // The element the parser's use (%t#i) already picked out of the tuple.
+    m["stablehlo.get_tuple_element"] = [](Ctx&, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (in.size() != 1) fail(o.pos, "get_tuple_element takes one tuple");
+      return std::vector<ValueRef>{in[0]};
+    };
     m["stablehlo.dot_general"] = dot_general;
     m["stablehlo.gather"] = gather;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
@@ -456,9 +461,13 @@ struct Importer {
           out = control(c, o, in, env);
         } else if (o.name == "stablehlo.custom_call") {
           auto t = o.attrs.find("call_target_name");
-          std::string target = t != o.attrs.end() ? " @" + t->second.word : std::string();
-          fail(o.pos, "stablehlo.custom_call" + target +
-                          " cannot be imported: lazax has no kernel for a foreign call target");
+          std::string target = t != o.attrs.end() ? t->second.word : std::string();
+          if (is_threefry_target(target)) {
+            out = threefry_call(c.b, o, in);
+          } else {
+            fail(o.pos, "stablehlo.custom_call" + (target.empty() ? "" : " @" + target) +
+                            " cannot be imported: lazax has no kernel for a foreign call target");
+          }
         } else {
           auto it = table().find(o.name);
           if (it == table().end())
@@ -476,7 +485,8 @@ struct Importer {
                           c.b.type(out[k]).str());
         }
       }
-      if (static_cast<size_t>(o.num_results) != out.size()) {
+      bool one_tuple = o.tuple_types > 0 && o.num_results == 1 && o.result_names.empty();
+      if (static_cast<size_t>(o.num_results) != out.size() && !one_tuple) {
         fail(o.pos, o.name + " has " + std::to_string(out.size()) + " results, " +
                         std::to_string(o.num_results) + " are named");
       }

@@ -266,6 +266,28 @@ std::string algorithm(const OpSyntax& o) {
 
 }  // namespace
 
+bool is_threefry_target(const std::string& target) {
+  for (const char* t :
+       {"cu_threefry2x32", "cu_threefry2x32_ffi", "hip_threefry2x32", "hip_threefry2x32_ffi"}) {
+    if (target == t) return true;
+  }
+  return false;
+}
+
+Values threefry_call(Builder& b, const OpSyntax& o, Values& in) {
+  std::string name = "stablehlo.custom_call @" + o.attrs.at("call_target_name").word;
+  if (in.size() != 4) fail(o.pos, name + " (threefry2x32) takes key0, key1, x0 and x1");
+  const TensorType& t = b.type(in[0]);
+  for (ValueRef v : in) {
+    if (!(b.type(v) == t) || t.dtype != DType::u32)
+      fail(o.pos, name + ": threefry2x32's operands are ui32 tensors of one shape, got " +
+                      b.type(v).str() + " beside " + t.str());
+  }
+  Ops e{b, t.shape, {}};
+  auto [y0, y1] = threefry2x32(e, in[0], in[1], in[2], in[3]);
+  return {y0, y1};
+}
+
 namespace {
 
 // The bits asked for: 32-bit words as ui32 or i32, 64-bit ones as i64 or as ui64's two words.

@@ -300,8 +300,8 @@ void Parser::uses(std::vector<Use>& out) {
 
 OpSyntax Parser::op() {
   OpSyntax o;
-  int outer_u64 = u64_types_;  // the ops of a region count their own
-  u64_types_ = 0;
+  int outer_u64 = u64_types_, outer_tuples = tuple_types_;  // a region's ops count their own
+  u64_types_ = tuple_types_ = 0;
   ws();
   o.pos = pos();
   if (peek() == '%') {
@@ -325,13 +325,22 @@ OpSyntax Parser::op() {
   if (peek() == '"') {
     generic(o);
     if (o.name == "stablehlo.return" || o.name == "func.return") o.name = "func.return";
+    auto index = o.attrs.find("index");  // get_tuple_element {index = i}: the use %t#i
+    if (o.name == "stablehlo.get_tuple_element" && o.operands.size() == 1 &&
+        index != o.attrs.end() && index->second.ints.size() == 1) {
+      int64_t k = index->second.ints[0];
+      if (k < 0 || k > 4096) fail(index->second.pos, "bad tuple index");
+      o.operands[0].index = static_cast<int>(k);
+    }
   } else {
     o.name = take_word();
     pretty(o);
   }
   o.loc = skip_loc();
   o.u64_types = u64_types_;
+  o.tuple_types = tuple_types_;
   u64_types_ = outer_u64;
+  tuple_types_ = outer_tuples;
   return o;
 }
 
@@ -403,6 +412,16 @@ void Parser::pretty(OpSyntax& o) {
   }
   if (n == "stablehlo.case" || n == "stablehlo.if") {
     case_pretty(o);
+    return;
+  }
+  if (n == "stablehlo.get_tuple_element") {  // %t[i]: the use %t#i
+    o.operands.push_back(use());
+    expect('[');
+    int64_t k = integer();
+    if (k < 0 || k > 4096) fail(o.operands[0].pos, "bad tuple index");
+    o.operands[0].index = static_cast<int>(k);
+    expect(']');
+    signature(o);
     return;
   }
   if (n == "stablehlo.compare") {

@@ -206,14 +206,31 @@ std::vector<TensorType> Parser::type_list() {  // (t, t) or t
   if (accept('(')) {
     if (accept(')')) return out;
     do {
-      out.push_back(type());
+      tuple_or_type(out);
       skip_arg_attrs();
     } while (accept(','));
     expect(')');
   } else {
-    out.push_back(type());
+    tuple_or_type(out);
   }
   return out;
+}
+
+// A tensor type, or `tuple<t, ...>` flattened into its elements (JAX's GPU custom calls return
+// tuples, which get_tuple_element takes apart).
+void Parser::tuple_or_type(std::vector<TensorType>& out) {
+  ws();
+  if (!word_is("tuple")) {
+    out.push_back(type());
+    return;
+  }
+  i_ += 5;
+  expect('<');
+  ++tuple_types_;
+  if (accept('>')) return;
+  do out.push_back(type());
+  while (accept(','));
+  expect('>');
 }
 
 void Parser::skip_arg_attrs() {

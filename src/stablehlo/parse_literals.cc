@@ -266,9 +266,9 @@ AttrValue Parser::attr_value() {
   if (peek() == '-' || std::isdigit(static_cast<unsigned char>(peek())) != 0) {
     v.ints.push_back(integer());
     size_t before = i_;
-    if (accept(':')) {  // `1 : i64`; but `dim = 1 : tensor<...>` is iota's signature
+    if (accept(':')) {  // `1 : i64`; but `dim = 1 : tensor<...>` / `: (...) -> ...` is a signature
       ws();
-      if (word_is("tensor"))
+      if (word_is("tensor") || peek() == '(')
         i_ = before;
       else
         take_word();

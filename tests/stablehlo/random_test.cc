@@ -104,6 +104,33 @@ TEST(StableHloRandom, ThreefryFixtureMatchesJaxUniform) {
   }
 }
 
+// The same draw as JAX lowers it for CUDA (fixtures/uniform_gpu.mlir: custom_call
+// @cu_threefry2x32 with a tuple result, get_tuple_element in both forms), run end to end.
+TEST(StableHloRandom, JaxGpuUniformMatchesJax) {
+  const double want[8] = {0.42591238, 0.0769949,  0.44370103, 0.72904015,
+                          0.17879379, 0.81439507, 0.00191903, 0.68608475};
+  StableHloFunction f = load_stablehlo(fixture("uniform_gpu.mlir"));
+  std::vector<float> got = f({u32s({42, 43}, {2})})[0].to_vector<float>();
+  ASSERT_EQ(got.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_NEAR(got[i], want[i], 5.1e-9) << "element " << i;
+  std::string e;
+  try {
+    stablehlo::import_stablehlo(
+        "func.func @main(%k: tensor<4xui32>, %x: tensor<4xi32>) -> tensor<4xui32> {\n"
+        "  %0 = stablehlo.custom_call @cu_threefry2x32(%k, %k, %x, %x) : (tensor<4xui32>, "
+        "tensor<4xui32>, tensor<4xi32>, tensor<4xi32>) -> tuple<tensor<4xui32>, tensor<4xui32>>\n"
+        "  %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<4xui32>, tensor<4xui32>>) -> "
+        "tensor<4xui32>\n  return %1 : tensor<4xui32>\n}");
+  } catch (const Error& err) {
+    e = err.what();
+  }
+  EXPECT_EQ(e.rfind("[stablehlo] line 2, column 8: stablehlo.custom_call @cu_threefry2x32: "
+                    "threefry2x32's operands are ui32 tensors of one shape, got i32[4]",
+                    0),
+            0u)
+      << e;
+}
+
 TEST(StableHloRandom, BitcastConvertToF32IsBitExact) {
   FunctionPtr f = stablehlo::import_stablehlo(
       "func.func @main(%x: tensor<16xui32>, %y: tensor<16xi32>) -> (tensor<16xf32>, "
