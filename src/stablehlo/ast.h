@@ -42,6 +42,8 @@ struct OpSyntax {
   std::string name;  // "stablehlo.add", "func.call", "func.return"
   std::string result;
   int num_results = 0;
+  // `%a, %b = ...`: one name per result (then `result` is the first); empty for `%0:2 = ...`.
+  std::vector<std::string> result_names;
   std::vector<Use> operands;
   std::map<std::string, AttrValue> attrs;
   std::vector<TensorType> in_types, out_types;
@@ -50,6 +52,12 @@ struct OpSyntax {
   std::string loc;  // the loc(...) text, for errors
   // while's cond and body, case's branches, if's true and false branch.
   std::vector<FuncSyntax> regions;
+  // How many of its own types are ui64: lazax has no u64, so the parser reads tensor<Sxui64> as
+  // tensor<Sx2xui32> (low word first), which only some ops may carry (import.cc).
+  int u64_types = 0;
+  // How many of its types are tuples (flattened into their elements): then one name may stand
+  // for several results, which get_tuple_element (`%t[i]`, read as the use %t#i) takes apart.
+  int tuple_types = 0;
 };
 
 // A func.func, or an op's region (`region` set: no result types; its block arguments, if any,

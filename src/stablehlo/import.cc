@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ast.h"
+#include "import_ops.h"
 #include "lazax/ir/builder.h"
 #include "lazax/stablehlo/stablehlo.h"
 
@@ -234,6 +235,17 @@ const std::unordered_map<std::string, Lower>& table() {
       return std::vector<ValueRef>{c.b.add(OpCode::rev, in, RevAttrs{ints(d.ints)})};
     };
     m["stablehlo.reduce"] = reduce;
+    m["stablehlo.bitcast_convert"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      return bitcast_convert(c.b, o, in);
+    };
+    m["stablehlo.rng_bit_generator"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
+      return rng_bit_generator(c.b, o, in);
+    };
+    // The element the parser's use (%t#i) already picked out of the tuple.
+    m["stablehlo.get_tuple_element"] = [](Ctx&, const OpSyntax& o, std::vector<ValueRef>& in) {
+      if (in.size() != 1) fail(o.pos, "get_tuple_element takes one tuple");
+      return std::vector<ValueRef>{in[0]};
+    };
     m["stablehlo.dot_general"] = dot_general;
     m["stablehlo.gather"] = gather;
     m["stablehlo.dot"] = [](Ctx& c, const OpSyntax& o, std::vector<ValueRef>& in) {
@@ -339,7 +351,22 @@ void free_uses(const FuncSyntax& r, std::vector<const Use*>& out) {
       for (const Use* u : inner) add(*u);
     }
     if (o.num_results > 0) defined.insert(o.result);
+    defined.insert(o.result_names.begin(), o.result_names.end());
   }
+}
+
+// A ui64 tensor is read as its two ui32 words (parse_lex.cc): right for the ops that only carry
+// values or read them as bits, wrong for any other.
+void no_u64_arithmetic(const OpSyntax& o) {
+  for (const char* ok : {"func.call", "stablehlo.while", "stablehlo.case", "stablehlo.if",
+                         "stablehlo.optimization_barrier", "stablehlo.bitcast_convert",
+                         "stablehlo.rng_bit_generator"}) {
+    if (o.name == ok) return;
+  }
+  fail(o.pos, o.name +
+                  " on ui64 values is not supported: lazax has no u64 and carries a ui64 "
+                  "tensor as two ui32 words, through calls, control flow, bitcast_convert "
+                  "and rng_bit_generator only");
 }
 
 using Env = std::unordered_map<std::string, std::vector<ValueRef>>;
@@ -424,6 +451,7 @@ struct Importer {
         verify(*fn);
         return fn;
       }
+      if (o.u64_types > 0) no_u64_arithmetic(o);
       std::vector<ValueRef> out;
       try {
         if (o.name == "func.call") {
@@ -433,9 +461,13 @@ struct Importer {
           out = control(c, o, in, env);
         } else if (o.name == "stablehlo.custom_call") {
           auto t = o.attrs.find("call_target_name");
-          std::string target = t != o.attrs.end() ? " @" + t->second.word : std::string();
-          fail(o.pos, "stablehlo.custom_call" + target +
-                          " cannot be imported: lazax has no kernel for a foreign call target");
+          std::string target = t != o.attrs.end() ? t->second.word : std::string();
+          if (is_threefry_target(target)) {
+            out = threefry_call(c.b, o, in);
+          } else {
+            fail(o.pos, "stablehlo.custom_call" + (target.empty() ? "" : " @" + target) +
+                            " cannot be imported: lazax has no kernel for a foreign call target");
+          }
         } else {
           auto it = table().find(o.name);
           if (it == table().end())
@@ -453,12 +485,19 @@ struct Importer {
                           c.b.type(out[k]).str());
         }
       }
-      if (static_cast<size_t>(o.num_results) != out.size()) {
+      bool one_tuple = o.tuple_types > 0 && o.num_results == 1 && o.result_names.empty();
+      if (static_cast<size_t>(o.num_results) != out.size() && !one_tuple) {
         fail(o.pos, o.name + " has " + std::to_string(out.size()) + " results, " +
                         std::to_string(o.num_results) + " are named");
       }
-      if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second)
+      if (!o.result_names.empty()) {  // %a, %b = ...
+        for (size_t k = 0; k < out.size(); ++k) {
+          if (!env.emplace(o.result_names[k], std::vector<ValueRef>{out[k]}).second)
+            fail(o.pos, "value " + o.result_names[k] + " defined twice");
+        }
+      } else if (o.num_results > 0 && !env.emplace(o.result, std::move(out)).second) {
         fail(o.pos, "value " + o.result + " defined twice");
+      }
     }
     fail(f.pos, "@" + f.name + " has no return");
   }
@@ -485,6 +524,8 @@ struct Importer {
       if (!r.params.empty()) fail(r.pos, o.name + "'s branches take no block arguments");
       return build(r, caps);
     };
+    if (o.name == "stablehlo.reduce" && in.size() == 4 && o.regions.size() == 1)
+      return reduce_pair(c.b, o, in);
     if (o.name == "stablehlo.reduce") return reduce(c, generic_reduce(o), in);
     if (o.name == "stablehlo.scatter") return scatter(c, o, in);
     if (o.name == "stablehlo.while") {

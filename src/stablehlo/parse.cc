@@ -182,6 +182,97 @@ void Parser::while_pretty(OpSyntax& o) {
   o.regions.push_back(region(args, o.in_types));
 }
 
+// `stablehlo.reduce(%x init: %c), (%y init: %d) applies OP across dimensions = [...] : sig`,
+// or with a body: `... across dimensions = [...] : sig reducer(%a: t, %b: t) (%c: u, %d: u) {
+// ... }`, one (accumulator, element) pair per operand; the block takes the accumulators first.
+void Parser::reduce_pretty(OpSyntax& o) {
+  std::vector<Use> inits;
+  do {
+    expect('(');
+    o.operands.push_back(use());
+    expect_str("init:");
+    inits.push_back(use());
+    expect(')');
+  } while (accept(','));
+  o.operands.insert(o.operands.end(), inits.begin(), inits.end());
+  ws();
+  if (word_is("applies")) {
+    take_word();
+    ws();
+    o.attrs["applies"].pos = pos();
+    o.attrs["applies"].word = take_word();
+  }
+  ws();
+  if (take_word() != "across") fail(pos(), "expected 'across' in stablehlo.reduce");
+  if (take_word() != "dimensions") fail(pos(), "expected 'dimensions' in stablehlo.reduce");
+  expect('=');
+  o.attrs["dimensions"] = attr_value();
+  signature(o);
+  ws();
+  if (o.attrs.count("applies") != 0) return;
+  if (!word_is("reducer"))
+    fail(pos(), "stablehlo.reduce needs `applies OP` or a `reducer(...) {...}` body");
+  take_word();
+  std::vector<std::string> acc, elem;
+  std::vector<TensorType> acc_t, elem_t;
+  for (ws(); peek() == '('; ws()) {
+    expect('(');
+    acc.push_back(value_name());
+    expect(':');
+    acc_t.push_back(type());
+    expect(',');
+    elem.push_back(value_name());
+    expect(':');
+    elem_t.push_back(type());
+    expect(')');
+  }
+  acc.insert(acc.end(), elem.begin(), elem.end());
+  acc_t.insert(acc_t.end(), elem_t.begin(), elem_t.end());
+  o.regions.push_back(region(acc, acc_t));
+}
+
+// case and if as other tools print them (StableHLO's own printer writes them generic):
+// `stablehlo.case(%i) ({...}, {...}) : types`, `stablehlo.if %p -> (types) {...} else {...}`,
+// the regions in parentheses or bare, separated by commas or `else`.
+void Parser::case_pretty(OpSyntax& o) {
+  if (accept('(')) {
+    uses(o.operands);
+    expect(')');
+  } else {
+    uses(o.operands);
+  }
+  ws();
+  if (s_.substr(i_, 2) == "->") {
+    i_ += 2;
+    o.out_types = type_list();
+  }
+  ws();
+  if (peek() == '(') {
+    regions(o);
+  } else {
+    do {
+      o.regions.push_back(region({}, {}));
+      ws();
+      if (word_is("else")) {
+        take_word();
+        o.regions.push_back(region({}, {}));
+        break;
+      }
+    } while (accept(','));
+  }
+  if (!accept(':')) return;
+  ws();
+  if (peek() == '(') {
+    o.in_types = type_list();
+    expect_str("->");
+    o.out_types = type_list();
+  } else {
+    o.out_types.clear();
+    do o.out_types.push_back(type());
+    while (accept(','));
+  }
+}
+
 Use Parser::use() {
   ws();
   Use u;
@@ -209,12 +300,20 @@ void Parser::uses(std::vector<Use>& out) {
 
 OpSyntax Parser::op() {
   OpSyntax o;
+  int outer_u64 = u64_types_, outer_tuples = tuple_types_;  // a region's ops count their own
+  u64_types_ = tuple_types_ = 0;
   ws();
   o.pos = pos();
   if (peek() == '%') {
     o.result = value_name();
     o.num_results = 1;
-    if (accept(':')) {
+    if (accept(',')) {  // %a, %b = ...
+      o.result_names.push_back(o.result);
+      do o.result_names.push_back(value_name());
+      while (accept(','));
+      if (o.result_names.size() > 4096) fail(o.pos, "bad result count");
+      o.num_results = static_cast<int>(o.result_names.size());
+    } else if (accept(':')) {
       int64_t n = integer();
       if (n < 0 || n > 4096) fail(o.pos, "bad result count");
       o.num_results = static_cast<int>(n);
@@ -226,11 +325,22 @@ OpSyntax Parser::op() {
   if (peek() == '"') {
     generic(o);
     if (o.name == "stablehlo.return" || o.name == "func.return") o.name = "func.return";
+    auto index = o.attrs.find("index");  // get_tuple_element {index = i}: the use %t#i
+    if (o.name == "stablehlo.get_tuple_element" && o.operands.size() == 1 &&
+        index != o.attrs.end() && index->second.ints.size() == 1) {
+      int64_t k = index->second.ints[0];
+      if (k < 0 || k > 4096) fail(index->second.pos, "bad tuple index");
+      o.operands[0].index = static_cast<int>(k);
+    }
   } else {
     o.name = take_word();
     pretty(o);
   }
   o.loc = skip_loc();
+  o.u64_types = u64_types_;
+  o.tuple_types = tuple_types_;
+  u64_types_ = outer_u64;
+  tuple_types_ = outer_tuples;
   return o;
 }
 
@@ -297,22 +407,20 @@ void Parser::pretty(OpSyntax& o) {
     return;
   }
   if (n == "stablehlo.reduce") {
-    expect('(');
-    uses(o.operands);
-    expect_str("init:");
-    uses(o.operands);
-    expect(')');
-    ws();
-    if (!word_is("applies"))
-      fail(pos(), "only the `applies OP across dimensions = [...]` form of reduce is supported");
-    take_word();
-    o.attrs["applies"].word = take_word();
-    o.attrs["applies"].pos = pos();
-    ws();
-    if (take_word() != "across") fail(pos(), "expected 'across'");
-    if (take_word() != "dimensions") fail(pos(), "expected 'dimensions'");
-    expect('=');
-    o.attrs["dimensions"] = attr_value();
+    reduce_pretty(o);
+    return;
+  }
+  if (n == "stablehlo.case" || n == "stablehlo.if") {
+    case_pretty(o);
+    return;
+  }
+  if (n == "stablehlo.get_tuple_element") {  // %t[i]: the use %t#i
+    o.operands.push_back(use());
+    expect('[');
+    int64_t k = integer();
+    if (k < 0 || k > 4096) fail(o.operands[0].pos, "bad tuple index");
+    o.operands[0].index = static_cast<int>(k);
+    expect(']');
     signature(o);
     return;
   }

@@ -160,6 +160,9 @@ TensorType Parser::type() {
   size_t b = i_;
   while (std::isalnum(static_cast<unsigned char>(peek())) != 0) ++i_;
   std::string_view e = s_.substr(b, i_ - b);
+  // lazax has no u64: a tensor<Sxui64> is read as tensor<Sx2xui32>, low word first (import.cc).
+  bool u64 = e == "ui64";
+  if (u64) ++u64_types_;
   DType dt;
   if (e == "f32")
     dt = DType::f32;
@@ -179,7 +182,7 @@ TensorType Parser::type() {
     dt = DType::i64;
   else if (e == "ui8")
     dt = DType::u8;
-  else if (e == "ui32")
+  else if (e == "ui32" || u64)
     dt = DType::u32;
   else
     fail(pos_at(b), "unsupported element type '" + std::string(e) + "'");
@@ -192,6 +195,8 @@ TensorType Parser::type() {
     if (d != 0 && n > (int64_t{1} << 60) / d) fail(p, "the tensor has more than 2^60 elements");
     n *= d;
   }
+  if (u64 && dims.size() >= 64) fail(p, "more than 64 dimensions (a ui64 adds one)");
+  if (u64) dims.push_back(2);
   return TensorType{dt, Shape(dims)};
 }
 
@@ -201,14 +206,31 @@ std::vector<TensorType> Parser::type_list() {  // (t, t) or t
   if (accept('(')) {
     if (accept(')')) return out;
     do {
-      out.push_back(type());
+      tuple_or_type(out);
       skip_arg_attrs();
     } while (accept(','));
     expect(')');
   } else {
-    out.push_back(type());
+    tuple_or_type(out);
   }
   return out;
+}
+
+// A tensor type, or `tuple<t, ...>` flattened into its elements (JAX's GPU custom calls return
+// tuples, which get_tuple_element takes apart).
+void Parser::tuple_or_type(std::vector<TensorType>& out) {
+  ws();
+  if (!word_is("tuple")) {
+    out.push_back(type());
+    return;
+  }
+  i_ += 5;
+  expect('<');
+  ++tuple_types_;
+  if (accept('>')) return;
+  do out.push_back(type());
+  while (accept(','));
+  expect('>');
 }
 
 void Parser::skip_arg_attrs() {

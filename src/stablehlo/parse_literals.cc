@@ -18,7 +18,9 @@ AttrValue Parser::dense_attr() {
   size_t e = i_;
   expect('>');
   expect(':');
+  int outer_u64 = u64_types_;
   TensorType t = type();
+  if (u64_types_ != outer_u64) fail(v.pos, "ui64 constants are not supported (lazax has no u64)");
   size_t save = i_;
   i_ = b;
   v.literal = dense(t, e);
@@ -264,9 +266,9 @@ AttrValue Parser::attr_value() {
   if (peek() == '-' || std::isdigit(static_cast<unsigned char>(peek())) != 0) {
     v.ints.push_back(integer());
     size_t before = i_;
-    if (accept(':')) {  // `1 : i64`; but `dim = 1 : tensor<...>` is iota's signature
+    if (accept(':')) {  // `1 : i64`; but `dim = 1 : tensor<...>` / `: (...) -> ...` is a signature
       ws();
-      if (word_is("tensor"))
+      if (word_is("tensor") || peek() == '(')
         i_ = before;
       else
         take_word();

@@ -31,6 +31,8 @@ class Parser {
   FuncSyntax region(const std::vector<std::string>& args, const std::vector<TensorType>& types);
   void regions(OpSyntax& o);  // ({...}, {...}) of the generic form
   void while_pretty(OpSyntax& o);
+  void reduce_pretty(OpSyntax& o);
+  void case_pretty(OpSyntax& o);
   Use use();
   void uses(std::vector<Use>& out);
   OpSyntax op();
@@ -59,6 +61,7 @@ class Parser {
   // ---- types (parse_lex.cc)
   TensorType type();
   std::vector<TensorType> type_list();
+  void tuple_or_type(std::vector<TensorType>& out);
   void skip_arg_attrs();
   std::string skip_loc();
 
@@ -74,7 +77,9 @@ class Parser {
 
   std::string_view s_;
   size_t i_ = 0;
-  size_t depth_ = 0;  // regions open
+  size_t depth_ = 0;     // regions open
+  int u64_types_ = 0;    // ui64 types read in the op being read (OpSyntax::u64_types)
+  int tuple_types_ = 0;  // tuple types read in the op being read (OpSyntax::tuple_types)
 };
 
 }  // namespace lazax::stablehlo

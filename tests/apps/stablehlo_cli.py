@@ -8,7 +8,9 @@
    A seed with a primitive that has none must fail the export naming it, writing no file.
 3. `lazax export --vjp` of examples/mlp.lzir, run with --stablehlo on (x, w, cotangent): the
    gradients torch's vjp gives, within 1e-5.
-4. Usage errors: neither PROGRAM nor --stablehlo, and both."""
+4. The threefry fixture on uint32 inputs: Random123's known answers in lane 0, and every lane
+   against threefry2x32 written in Python from the spec.
+5. Usage errors: neither PROGRAM nor --stablehlo, and both."""
 import os
 import subprocess
 import sys
@@ -133,7 +135,42 @@ print(f"export --vjp mlp.lzir: worst |diff| against torch {worst:.2e}")
 if worst > 1e-5:
     failures.append("export --vjp against torch")
 
-# 4. Usage errors.
+# 4. The threefry fixture (JAX's threefry2x32 lowering) on uint32 .npy inputs against threefry2x32
+# written here in Python from the spec, and Random123's known answers in lane 0.
+def threefry(k0, k1, x0, x1):
+    m = 0xFFFFFFFF
+    ks = [k0, k1, k0 ^ k1 ^ 0x1BD11BDA]
+    x0, x1 = (x0 + ks[0]) & m, (x1 + ks[1]) & m
+    for r, d in enumerate([13, 15, 26, 6, 17, 29, 16, 24] * 2 + [13, 15, 26, 6]):
+        x0 = (x0 + x1) & m
+        x1 = (((x1 << d) | (x1 >> (32 - d))) & m) ^ x0
+        if r % 4 == 3:
+            s = r // 4 + 1
+            x0, x1 = (x0 + ks[s % 3]) & m, (x1 + ks[(s + 1) % 3] + s) & m
+    return x0, x1
+
+
+kats = [((0, 0), (0, 0), (0x6B200159, 0x99BA4EFE)),
+        ((0xFFFFFFFF, 0xFFFFFFFF), (0xFFFFFFFF, 0xFFFFFFFF), (0x1CB996FC, 0xBB002BE7)),
+        ((0x13198A2E, 0x03707344), (0x243F6A88, 0x85A308D3), (0xC4923A9C, 0x483DF7A0))]
+bad = 0
+for n, (key, ctr, kat) in enumerate(kats):
+    c0 = np.array([ctr[0]] + list(rng.integers(0, 2**32, 3)), dtype=np.uint32)
+    c1 = np.array([ctr[1]] + list(rng.integers(0, 2**32, 3)), dtype=np.uint32)
+    out = os.path.join(scratch, f"threefry_out{n}")
+    run(["run", "--stablehlo", os.path.join(root, "tests/stablehlo/fixtures/threefry.mlir"),
+         "--inputs", ",".join([save(f"tf_key{n}.npy", np.array(key, dtype=np.uint32)),
+                               save(f"tf_c0_{n}.npy", c0), save(f"tf_c1_{n}.npy", c1)]),
+         "--out", out])
+    y0, y1 = (np.load(os.path.join(out, f"out{k}.npy")) for k in (0, 1))
+    want = [threefry(key[0], key[1], int(a), int(b)) for a, b in zip(c0, c1)]
+    bad += int((int(y0[0]), int(y1[0])) != kat)
+    bad += sum((int(a), int(b)) != w for a, b, w in zip(y0, y1, want))
+print(f"run --stablehlo threefry.mlir: {bad} words differ from the known answers and Python")
+if bad:
+    failures.append("threefry.mlir against the known answers")
+
+# 5. Usage errors.
 for args, want in ((["run", "--out", scratch], "PROGRAM is required"),
                    (["run", "x.lzir", "--stablehlo", "y.mlir", "--out", scratch], "excludes")):
     p = run(args, ok=False)

@@ -72,6 +72,10 @@ std::vector<Case> cases() {
     out.push_back({r, {a}, ReduceAttrs{{1}}});
   for (OpCode r : {OpCode::reduce_and, OpCode::reduce_or})
     out.push_back({r, {pred}, ReduceAttrs{{0}}});
+  // input() repeats values along both axes: ties pick the first index.
+  out.push_back({OpCode::argmax, {a}, ArgmaxAttrs{1, DType::i32}});
+  out.push_back({OpCode::argmin, {a}, ArgmaxAttrs{0, DType::i64}});
+  out.push_back({OpCode::argmax, {i32({4, 3})}, ArgmaxAttrs{0, DType::i32}});
   out.push_back({OpCode::dot_general, {a, f32({3, 4})}, DotGeneralAttrs{{}, {}, {1}, {0}}});
   out.push_back({OpCode::rev, {a}, RevAttrs{{0, 1}}});
   out.push_back({OpCode::checkpoint_name, {a}, CheckpointNameAttrs{"x"}});
@@ -133,12 +137,14 @@ TEST(StableHloExport, EveryExportablePrimitiveRoundTrips) {
   }
   // Every primitive is either round-tripped above or rejected with its reason (the control ops
   // have their own test below); this list is docs/STABLEHLO.md's.
-  const std::set<std::string> rejected = {"relu",           "erf",        "erf_inv",
-                                          "exp2",           "argmax",     "argmin",
-                                          "sort",           "cumsum",     "cumprod",
-                                          "cummax",         "cummin",     "random_bits",
-                                          "scan",           "all_reduce", "all_gather",
-                                          "reduce_scatter", "all_to_all", "collective_broadcast",
+  const std::set<std::string> rejected = {"relu",       "erf",
+                                          "erf_inv",    "exp2",
+                                          "sort",       "cumsum",
+                                          "cumprod",    "cummax",
+                                          "cummin",     "random_bits",
+                                          "scan",       "all_reduce",
+                                          "all_gather", "reduce_scatter",
+                                          "all_to_all", "collective_broadcast",
                                           "axis_index"};
   for (int k = 0; k < kNumOps; ++k) {
     auto op = static_cast<OpCode>(k);
