@@ -72,23 +72,6 @@ std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRe
   return b.add(OpCode::dot_general, {lhs.value_or(ops[0]), rhs.value_or(ops[1])}, at, n.debug);
 }
 
-// convert(transpose(x)) between floating dtypes, the transpose read by nothing else, is
-// transpose(convert(x)): the same values (a convert is elementwise), and the transpose now next
-// to a reader it may fold into (a bf16 dot_general's operand: autocast converts W^T after the
-// transpose, which then cost a strided copy of the f32 weights on every call).
-std::optional<ValueRef> convert_before_transpose(Builder& b, const Node& n, ValueRef x,
-                                                 bool sole_reader) {
-  const Node& t = b.node(x.node);
-  if (!sole_reader || t.op != OpCode::transpose) return std::nullopt;
-  const DType from = b.type(x).dtype, to = n.attr<ConvertAttrs>().dtype;
-  if (!is_floating(from) || !is_floating(to) || from == to) return std::nullopt;
-  const ValueRef in = t.operands[0];
-  Attrs perm = t.attrs;
-  auto debug = t.debug;  // (copied: adding a node may move `t`)
-  ValueRef c = b.add(OpCode::convert, {in}, n.attrs, n.debug);
-  return b.add(OpCode::transpose, {c}, std::move(perm), debug);
-}
-
 }  // namespace
 
 std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops,
@@ -101,8 +84,6 @@ std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::ve
       return fold_view(b, n, ops[0]);
     case OpCode::dot_general:
       return dot(b, n, ops);
-    case OpCode::convert:
-      return convert_before_transpose(b, n, ops[0], sole_reader[0]);
     default:
       return std::nullopt;
   }

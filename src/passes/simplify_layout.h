@@ -1,6 +1,5 @@
-// Internal: the layout rewrites of simplify (transpose, reshape, broadcast_in_dim chains,
-// dot_general of a transposed operand, a transposed dot_general, a convert moved before a
-// transpose).
+// Internal: the layout rewrites of simplify (transpose, reshape, broadcast_in_dim chains and
+// dot_general of a transposed operand, a transposed dot_general).
 #pragma once
 #include <optional>
 #include <vector>

@@ -162,30 +162,5 @@ func @main(%x: f32[6,3], %y: f32[6,4]) -> (f32[4,3], f32[3,4]) {
   EXPECT_EQ(count(*g, OpCode::dot_general), 1);
 }
 
-// Autocast converts a linear layer's W^T to bf16 after the transpose; the convert moves before
-// it, and the bf16 dot_general then absorbs the transpose (no strided copy of the weights). A
-// transpose read elsewhere too stays where it is.
-TEST(Simplify, ConvertMovesBeforeATransposeThatADotThenAbsorbs) {
-  FunctionPtr g = simplified(R"(
-func @main(%x: bf16[6,3], %w: f32[4,3], %v: f32[4,3]) -> (f32[6,4], bf16[3,4], f32[3,4]) {
-  %0 = transpose(%w) {permutation=[1, 0]} : f32[3,4]
-  %1 = convert(%0) {dtype=bf16} : bf16[3,4]
-  %2 = dot_general(%x, %1) {lhs_batch=[], rhs_batch=[],
-      lhs_contracting=[1], rhs_contracting=[0]} : bf16[6,4]
-  %3 = convert(%2) {dtype=f32} : f32[6,4]
-  %4 = transpose(%v) {permutation=[1, 0]} : f32[3,4]
-  %5 = convert(%4) {dtype=bf16} : bf16[3,4]
-  return %3, %5, %4
-})");
-  EXPECT_EQ(count(*g, OpCode::transpose), 1) << print_program(*g);
-  const Node& dot = g->node(g->node(g->results()[0].node).operands[0].node);
-  ASSERT_EQ(dot.op, OpCode::dot_general);
-  const Node& w = g->node(dot.operands[1].node);
-  EXPECT_EQ(w.op, OpCode::convert) << "the dot reads convert(w), not a transpose";
-  EXPECT_EQ(w.operands[0], (ValueRef{1, 0}));
-  EXPECT_EQ(dot.attr<DotGeneralAttrs>().rhs_contracting, IntList{1});
-  EXPECT_EQ(g->node(g->results()[1].node).op, OpCode::convert) << "%4 is read elsewhere";
-}
-
 }  // namespace
 }  // namespace lazax
