@@ -90,13 +90,13 @@ void bench_train(const BenchTrainOptions& o) {
   const std::string init = shell_quote((dir / "init.safetensors").string());
   const std::string batches = shell_quote((dir / "batches.npy").string());
   auto n = [](int64_t v) { return std::to_string(v); };
-  std::string cmd = shell_quote(tool) + " train --dim " + n(c.dim) + " --layers " + n(c.n_layers) +
-                    " --heads " + n(c.n_heads) + " --hidden " + n(c.hidden) + " --init " + init +
-                    " --batches " + batches + " --steps " + n(total) +
-                    " --schedule constant --clip 0 --lr 1e-3 --mode " + o.train.mode +
-                    " --precision " + o.train.precision + " --backend " + o.train.backend +
-                    " --threads " + n(threads) + " --svg '' --sample 0 --quiet --summary " +
-                    shell_quote((dir / "lazax.json").string()) + " 2>&1";
+  std::string cmd =
+      shell_quote(tool) + " train --dim " + n(c.dim) + " --layers " + n(c.n_layers) + " --heads " +
+      n(c.n_heads) + " --hidden " + n(c.hidden) + " --init " + init + " --batches " + batches +
+      " --steps " + n(total) + " --schedule constant --clip 0 --lr 1e-3 --mode " + o.train.mode +
+      " --precision " + shell_quote(o.train.precision) + " --backend " + o.train.backend +
+      " --threads " + n(threads) + " --svg '' --sample 0 --quiet --summary " +
+      shell_quote((dir / "lazax.json").string()) + " 2>&1";
   auto [code, out] = bench::run_command(cmd);
   if (code != 0) {
     throw Error("[bench train] lazax train failed (exit " + std::to_string(code) +
@@ -144,7 +144,7 @@ void bench_train(const BenchTrainOptions& o) {
     }
     r["torch_ms_per_step"] = best["ms_per_step"];
     r["torch_bf16_ms_per_step"] = nullptr;
-    if (o.train.precision == "bf16") {  // PyTorch's eager step under torch.autocast bf16
+    if (o.train.precision != "f32") {  // PyTorch's eager step under torch.autocast bf16
       nlohmann::json t =
           last_json("PyTorch (autocast bf16)", bench::run_command(env + "autocast 2>&1"));
       r["torch_bf16_ms_per_step"] = t["ms_per_step"];
@@ -195,9 +195,15 @@ void add_bench_train(CLI::App& bench) {
   sub->add_option("--threads", o->threads, "threads of each (default: the machine's cores)")
       ->check(CLI::Range(int64_t{0}, int64_t{1024}));
   sub->add_option("--precision", o->train.precision,
-                  "f32 (default) or bf16: lazax's matmuls in bf16, PyTorch also run under "
-                  "torch.autocast bf16 (torch_bf16_ms_per_step)")
-      ->check(CLI::IsMember({"f32", "bf16"}));
+                  "f32 (default), bf16 (lazax's matmuls in bf16) or a jmp policy such as "
+                  "params=f32,compute=bf16,output=f32 (as lazax train takes it); other than f32, "
+                  "PyTorch also runs under torch.autocast bf16 (torch_bf16_ms_per_step)")
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            if (v == "f32" || v == "bf16" || v.find('=') != std::string::npos) return "";
+            return "give f32, bf16 or a policy such as params=f32,compute=bf16,output=f32";
+          },
+          "PRECISION", "precision"));
   sub->add_option("--mode", o->train.mode, "lazax's layer mode (default lazy)")
       ->check(CLI::IsMember({"lazy", "assume_pure", "scan"}));
   sub->add_option("--backend", o->train.backend,
