@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bf16_contract.h"
@@ -92,6 +93,19 @@ std::vector<Literal> random_args(const Function& f, uint32_t seed) {
   return args;
 }
 
+// `text` (the program of fused form `op`) on cpu, checked to run fused without a fallback, and
+// on the reference, on random arguments: {cpu's results, the reference's}.
+std::pair<std::vector<Literal>, std::vector<Literal>> run_fused_form(OpCode op,
+                                                                     const std::string& text,
+                                                                     uint32_t seed) {
+  FunctionPtr f = parse_program(text);
+  auto exe = make_backend("cpu")->compile(f);
+  EXPECT_EQ(exe->plan_stats().fallback, 0) << op_name(op) << " ran the interpreter's kernel";
+  EXPECT_GE(exe->plan_stats().fused, 1) << op_name(op) << " was not fused";
+  const auto args = random_args(*f, seed);
+  return {exe->run(args), make_backend("reference")->compile(f)->run(args)};
+}
+
 TEST(CpuFusible, EveryFusedFormRunsFusedAndAgreesWithTheReference) {
   int checked = 0;
   for (int i = 0; i < kNumOps; ++i) {
@@ -99,13 +113,7 @@ TEST(CpuFusible, EveryFusedFormRunsFusedAndAgreesWithTheReference) {
     if (cpu::fused_form(op).op == cpu::FOp::none) continue;
     const std::string text = program_for(op);
     SCOPED_TRACE(text);
-    FunctionPtr f = parse_program(text);
-    auto exe = make_backend("cpu")->compile(f);
-    EXPECT_EQ(exe->plan_stats().fallback, 0) << op_name(op) << " ran the interpreter's kernel";
-    EXPECT_GE(exe->plan_stats().fused, 1) << op_name(op) << " was not fused";
-    const auto args = random_args(*f, 7u + static_cast<uint32_t>(i));
-    const auto want = make_backend("reference")->compile(f)->run(args);
-    const auto got = exe->run(args);
+    const auto [got, want] = run_fused_form(op, text, 7u + static_cast<uint32_t>(i));
     ASSERT_EQ(got.size(), want.size());
     for (int64_t k = 0; k < want[0].numel(); ++k) {
       const double g = got[0].at(k), w = want[0].at(k);
@@ -129,13 +137,7 @@ TEST(CpuFusible, EveryFusedFormRunsFusedInBf16WithTheReferencesBits) {
     if (cpu::fused_form(op).op == cpu::FOp::none) continue;
     const std::string text = in_bf16(program_for(op));
     SCOPED_TRACE(text);
-    FunctionPtr f = parse_program(text);
-    auto exe = make_backend("cpu")->compile(f);
-    EXPECT_EQ(exe->plan_stats().fallback, 0) << op_name(op) << " ran the interpreter's kernel";
-    EXPECT_GE(exe->plan_stats().fused, 1) << op_name(op) << " was not fused";
-    const auto args = random_args(*f, 7u + static_cast<uint32_t>(i));
-    const auto want = make_backend("reference")->compile(f)->run(args);
-    const auto got = exe->run(args);
+    const auto [got, want] = run_fused_form(op, text, 7u + static_cast<uint32_t>(i));
     ASSERT_EQ(got.size(), want.size());
     ASSERT_EQ(got[0].dtype(), want[0].dtype());
     bool same = true;
