@@ -70,6 +70,7 @@ Options Options::from_env() {
                                "a positive number of seconds");
   }
   if (const char* v = env("LAZAX_DIST_CHECK")) o.dist_check = flag("LAZAX_DIST_CHECK", v);
+  if (const char* v = env("LAZAX_DIST_OVERLAP")) o.dist_overlap = flag("LAZAX_DIST_OVERLAP", v);
   return o;
 }
 

@@ -101,25 +101,146 @@ void wait_or_abort(MPI_Request& req, const std::string& what) {
   }
 }
 
-struct Timed {
+void count_call(int64_t bytes) {
+  metrics::counter("DistCollectives").add();
+  metrics::counter("DistBytes").add(bytes);
+}
+
+// Adds the time from its construction to its end to DistTime: the time this rank spent blocked
+// in collectives (waiting for the others included).
+struct Blocked {
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-  explicit Timed(int64_t bytes) {
-    metrics::counter("DistCollectives").add();
-    metrics::counter("DistBytes").add(bytes);
-  }
-  ~Timed() {
+  Blocked() = default;
+  ~Blocked() {
     metrics::timer("DistTime")
         .add_ns(std::chrono::duration_cast<std::chrono::nanoseconds>(
                     std::chrono::steady_clock::now() - t0)
                     .count());
   }
-  Timed(const Timed&) = delete;
-  Timed& operator=(const Timed&) = delete;
+  Blocked(const Blocked&) = delete;
+  Blocked& operator=(const Blocked&) = delete;
+};
+
+// A blocking collective of `bytes`: counted, and its time added to DistTime.
+struct Timed : Blocked {
+  explicit Timed(int64_t bytes) { count_call(bytes); }
 };
 
 bool local(int64_t group) { return group == 1 || !world().mpi; }
 
+void check_mean(DType dtype, ReduceKind kind, std::string_view op) {
+  if (kind == ReduceKind::mean && dtype != DType::f32 && dtype != DType::f64) {
+    throw DTypeError("[" + std::string(op) + "] mean of " + std::string(dtype_name(dtype)) +
+                     " values; mean takes f32 or f64 (use sum for integers)");
+  }
+}
+
 }  // namespace
+
+struct Request::State {
+  MPI_Request req = MPI_REQUEST_NULL;
+  void* out = nullptr;
+  int64_t count = 0, group = 1;
+  DType dtype = DType::f32;
+  ReduceKind kind = ReduceKind::sum;
+  std::string what;
+  bool done = false;
+};
+
+Request::Request() = default;
+Request::Request(std::unique_ptr<State> s) : s_(std::move(s)) {}
+Request::Request(Request&& other) noexcept = default;
+Request& Request::operator=(Request&& other) noexcept {
+  if (this != &other) {
+    Request old(std::move(*this));  // waited for by its destructor
+    s_ = std::move(other.s_);
+  }
+  return *this;
+}
+Request::~Request() {
+  if (!s_) return;
+  try {
+    wait();
+  } catch (const std::exception& e) {  // MPI failed with the buffers still in its hands
+    abort_job(std::string("[dist] ") + e.what());
+  }
+}
+
+bool Request::test() {
+  if (!s_) return true;
+  if (!s_->done) {
+    int flag = 0;
+    check_mpi(MPI_Test(&s_->req, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+    s_->done = flag != 0;
+  }
+  return s_->done;
+}
+
+void Request::wait() {
+  if (!s_) return;
+  std::unique_ptr<State> s = std::move(s_);
+  if (!s->done) {
+    Blocked blocked;  // the part of the collective that did not overlap this rank's work
+    wait_or_abort(s->req, s->what);
+  }
+  finish_mean(s->out, s->count, s->dtype, s->kind, s->group);
+}
+
+namespace {
+
+Request started(MPI_Request req, void* out, int64_t count, DType dtype, ReduceKind kind,
+                int64_t group, std::string what) {
+  metrics::counter("DistStarted").add();
+  auto s = std::make_unique<Request::State>();
+  s->req = req;
+  s->out = out;
+  s->count = count;
+  s->group = group;
+  s->dtype = dtype;
+  s->kind = kind;
+  s->what = std::move(what);
+  return Request(std::move(s));
+}
+
+}  // namespace
+
+Request start_all_reduce(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                         int64_t group) {
+  check_mean(dtype, kind, "all_reduce");
+  if (local(group) || !world().overlap) {
+    all_reduce(in, out, count, dtype, kind, group);
+    return {};
+  }
+  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype));
+  count_call(bytes);
+  Blocked blocked;
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, as_count(count, "all_reduce"),
+                           mpi_type(dtype, "all_reduce"), mpi_op(kind), group_comm(group), &req),
+            "MPI_Iallreduce");
+  return started(req, out, count, dtype, kind, group,
+                 "all_reduce of " + std::to_string(count) + " " + std::string(dtype_name(dtype)));
+}
+
+Request start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                             int64_t group) {
+  check_mean(dtype, kind, "reduce_scatter");
+  if (local(group) || !world().overlap) {
+    reduce_scatter(in, out, count, dtype, kind, group);
+    return {};
+  }
+  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype));
+  count_call(bytes * group);
+  Blocked blocked;
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ireduce_scatter_block(in, out, as_count(count, "reduce_scatter"),
+                                      mpi_type(dtype, "reduce_scatter"), mpi_op(kind),
+                                      group_comm(group), &req),
+            "MPI_Ireduce_scatter_block");
+  return started(
+      req, out, count, dtype, kind, group,
+      "reduce_scatter of " + std::to_string(count * group) + " " + std::string(dtype_name(dtype)));
+}
 
 int group_rank(int64_t group) { return static_cast<int>(world().rank % group); }
 

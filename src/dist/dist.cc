@@ -75,6 +75,7 @@ void init() {
   const Options o = Options::from_env();
   w.timeout_s = o.dist_timeout_s;
   w.check = o.dist_check;
+  w.overlap = o.dist_overlap;
   if (o.launched_by_mpi) {
     int already = 0;
     MPI_Initialized(&already);

@@ -15,6 +15,7 @@ struct World {
   int rank = 0, size = 1;
   int64_t timeout_s = 300;
   bool check = true;
+  bool overlap = true;  // start all_reduce and reduce_scatter (Request) instead of blocking
   std::map<int64_t, MPI_Comm> groups;  // group size -> its communicator (split once)
   std::map<int64_t, int64_t> calls;    // group size -> collectives run on it so far
 };

@@ -140,13 +140,40 @@ void reduce_into(const Literal& in, Literal& out, int64_t count, ReduceKind k, i
   }
 }
 
+// The checks before any collective moves data: the group divides the world, and every rank of
+// it runs this node on this type. Returns the group's size.
+int64_t check_call(const Node& node, const TensorType& in) {
+  const int64_t g = group_of(node);
+  dist::check_group(op_name(node.op), g);
+  dist::check_agreement(g, signature(node, in), describe);
+  return g;
+}
+
 }  // namespace
 
+dist::Request start_collective(const Node& node, const Literal& in, Literal& out) {
+  const bool reduces = node.op == OpCode::all_reduce || node.op == OpCode::reduce_scatter;
+  if (!reduces || is_half(in.dtype()) ||
+      (node.op == OpCode::reduce_scatter &&
+       split_of(in.type, std::get<ReduceScatterAttrs>(node.attrs).axis, group_of(node)).outer !=
+           1)) {
+    run_collective(node, in, out);
+    return {};
+  }
+  const int64_t g = check_call(node, in.type);
+  const void* src = in.buffer.data();
+  void* dst = out.buffer.data();
+  if (node.op == OpCode::all_reduce) {
+    return dist::start_all_reduce(src, dst, in.type.numel(), in.dtype(),
+                                  std::get<AllReduceAttrs>(node.attrs).reduce, g);
+  }
+  return dist::start_reduce_scatter(src, dst, out.type.numel(), in.dtype(),
+                                    std::get<ReduceScatterAttrs>(node.attrs).reduce, g);
+}
+
 void run_collective(const Node& node, const Literal& in, Literal& out) {
-  const int64_t g = group_of(node);
+  const int64_t g = check_call(node, in.type);
   const char* what = op_name(node.op).data();
-  dist::check_group(what, g);
-  dist::check_agreement(g, signature(node, in.type), describe);
   const auto* src = static_cast<const uint8_t*>(in.buffer.data());
   auto* dst = static_cast<uint8_t*>(out.buffer.data());
   switch (node.op) {

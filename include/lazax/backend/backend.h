@@ -23,6 +23,8 @@ struct PlanStats {
   int64_t fused_ops = 0;   // ops inside them
   int64_t fallback = 0;    // nodes run by the reference interpreter's kernel
   int64_t collective = 0;  // all_reduce... (MPI calls, in program order on every rank)
+  int64_t overlapped = 0;  // steps run while a started all_reduce or reduce_scatter is in
+                           // flight (between its start and its first reader), summed
 };
 
 class Executable {

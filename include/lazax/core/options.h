@@ -38,6 +38,10 @@ struct Options {
                                  // for the others ends the job, naming the ranks that are late
   bool dist_check = true;        // LAZAX_DIST_CHECK=0: skip the check that every rank runs the same
                                  // collective (op, dtype, shape) before the data moves
+  bool dist_overlap = true;      // LAZAX_DIST_OVERLAP=0: the cpu backend's all_reduce and
+                                 // reduce_scatter block where they stand instead of starting
+                                 // early (MPI's nonblocking call) and being waited for at their
+                                 // first reader
 
   // The defaults, overridden by each LAZAX_* variable that is set. A value that does not parse
   // is a ValueError naming the variable and what it accepts.

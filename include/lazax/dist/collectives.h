@@ -9,6 +9,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -44,5 +45,40 @@ void broadcast(void* buf, int64_t bytes, int64_t root, int64_t group);
 // in holds `group` blocks of bytes each; block j goes to group rank j; out holds the block each
 // rank sent to this one, by rank.
 void all_to_all(const void* in, void* out, int64_t bytes, int64_t group);
+
+// A collective started by start_all_reduce or start_reduce_scatter (MPI's nonblocking call) and
+// not yet finished: the caller keeps `in` and `out` alive and unread until wait() returns. MPI
+// moves a nonblocking collective on only inside MPI calls, so the caller calls test() now and
+// then (the cpu backend: after each step). Destroying an unfinished Request waits for it.
+// An inactive (default) Request has nothing to wait for.
+class Request {
+ public:
+  struct State;
+  Request();
+  explicit Request(std::unique_ptr<State> s);
+  Request(Request&& other) noexcept;
+  Request& operator=(Request&& other) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request();
+
+  [[nodiscard]] bool active() const { return s_ != nullptr; }
+  // Lets MPI move the collective on; true once it has finished (wait() then returns at once).
+  bool test();
+  // Waits for the collective (at most LAZAX_DIST_TIMEOUT_S, then ends the job) and finishes it
+  // (mean's division); the Request is then inactive.
+  void wait();
+
+ private:
+  std::unique_ptr<State> s_;
+};
+
+// all_reduce and reduce_scatter, started: the same checks and results as the blocking calls
+// above, once wait() returns. A group of one, a world without MPI or LAZAX_DIST_OVERLAP=0 runs
+// the blocking call and returns an inactive Request.
+Request start_all_reduce(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                         int64_t group);
+Request start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
+                             int64_t group);
 
 }  // namespace lazax::dist

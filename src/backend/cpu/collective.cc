@@ -1,11 +1,49 @@
 // The collectives' step: the interpreter's semantics (interp/collective.h, the MPI calls) into an
-// output buffer from the Program's pool.
+// output buffer from the Program's pool; all_reduce and reduce_scatter are started and finished
+// by the first step that reads them (PendingCollectives).
 #include "lazax/interp/collective.h"
+
+#include <algorithm>
 
 #include "kernels.h"
 #include "lazax/interp/interpreter.h"
 
 namespace lazax::cpu {
+namespace {
+thread_local PendingCollectives* t_pending = nullptr;  // of the run on this thread
+}  // namespace
+
+PendingCollectives::PendingCollectives() : saved_(t_pending) { t_pending = this; }
+
+PendingCollectives::~PendingCollectives() {
+  // On an error mid-run: MPI writes into the buffers until each Request is done (~Request
+  // waits, or ends the job when MPI failed).
+  entries_.clear();
+  t_pending = saved_;
+}
+
+void PendingCollectives::finish(Entry& e) {
+  e.req.wait();
+  recycle(e.in);  // the operand's buffer back to the pool (the frame released it)
+}
+
+void PendingCollectives::wait(int32_t slot) {
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.slot == slot; });
+  if (it == entries_.end()) return;
+  finish(*it);
+  entries_.erase(it);
+}
+
+void PendingCollectives::progress() {
+  // Collectives finish in the order they started: testing the oldest is enough to move MPI on.
+  entries_.front().req.test();
+}
+
+void PendingCollectives::wait_all() {
+  for (Entry& e : entries_) finish(e);
+  entries_.clear();
+}
 
 void run_collective(const Step& step, Frame& frame) {
   const Node& node = *step.node;
@@ -15,7 +53,15 @@ void run_collective(const Step& step, Frame& frame) {
   }
   const TensorType& t = node.outputs[0];
   Literal out(t, allocate_output(t.bytes()));
-  interp::run_collective(node, frame[static_cast<size_t>(step.in[0])], out);
+  const Literal& in = frame[static_cast<size_t>(step.in[0])];
+  dist::Request req = interp::start_collective(node, in, out);
+  if (req.active()) {
+    if (t_pending) {
+      t_pending->entries_.push_back({step.out[0], in, out, std::move(req)});
+    } else {
+      req.wait();
+    }
+  }
   frame[static_cast<size_t>(step.out[0])] = std::move(out);
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 
+#include "lazax/dist/collectives.h"
 #include "plan.h"
 
 namespace lazax::cpu {
@@ -45,8 +46,45 @@ std::shared_ptr<StepState> plan_reduce(const Node& node, std::span<const TensorT
 void run_reduce(const Step& step, Frame& frame);
 
 // The collectives (all_reduce, all_gather, ...): MPI calls through lazax/dist, writing into a
-// buffer of the Program's pool. Steps run in the Function's node order, the same on every rank.
+// buffer of the Program's pool, in the same order on every rank (schedule_collectives keeps
+// it). An all_reduce or reduce_scatter is started (interp::start_collective) and left to the
+// run's PendingCollectives: the first step that reads its result waits for it (Step::wait).
 void run_collective(const Step& step, Frame& frame);
+
+// The collectives one run of a Program started and has not finished. Each keeps its operand
+// and result alive until it is waited for; destroying the set waits for all of them.
+class PendingCollectives {
+ public:
+  PendingCollectives();
+  ~PendingCollectives();
+  PendingCollectives(const PendingCollectives&) = delete;
+  PendingCollectives& operator=(const PendingCollectives&) = delete;
+
+  [[nodiscard]] bool empty() const { return entries_.empty(); }
+  // Waits for the collective writing `slot`, if one is pending.
+  void wait(int32_t slot);
+  // Lets MPI move the pending collectives on (it does only inside MPI calls).
+  void progress();
+  void wait_all();
+
+ private:
+  friend void run_collective(const Step& step, Frame& frame);
+  struct Entry {
+    int32_t slot;
+    Literal in, out;  // held until the Request is done (declared first: destroyed last)
+    dist::Request req;
+  };
+  void finish(Entry& e);
+  std::vector<Entry> entries_;
+  PendingCollectives* saved_;  // the set of the run this one's Program runs inside
+};
+
+// Reorders `steps` so that each all_reduce and reduce_scatter, with the steps that only feed
+// it, runs as soon as its operand can be computed, and the collectives keep their order among
+// themselves and relative to control flow (whose bodies may hold collectives): a started
+// collective then overlaps the steps after it. Steps that read a collective's result wait for
+// it (Step::wait, set by the caller's liveness plan).
+void schedule_collectives(std::vector<Step>& steps, std::span<const int32_t> result_slots);
 
 // call, cond, while, scan: the sub-Programs of the node's bodies.
 std::shared_ptr<StepState> plan_control(const Node& node, const SubCompiler& sub);

@@ -34,6 +34,7 @@ struct Step {
   const Node* node = nullptr;
   std::vector<int32_t> in, out;      // slots
   std::vector<int32_t> release;      // slots dead after this step
+  std::vector<int32_t> wait;         // slots of started collectives to finish before this step
   std::shared_ptr<StepState> state;  // kernel-specific, built at compile time
   // Operand values of the step, gathered from the frame (a copy of each handle).
   std::vector<Literal> operands(const Frame& frame) const;
@@ -59,6 +60,8 @@ class BufferPool {
 // An uninitialized buffer of `bytes` for a kernel's output: from the pool of the Program being
 // run on this thread when it has one of that size, else newly allocated.
 Buffer allocate_output(size_t bytes);
+// Drops `l`; its buffer goes back to that pool when nothing else holds it.
+void recycle(Literal& l);
 
 class Program {
  public:

@@ -147,6 +147,14 @@ Buffer allocate_output(size_t bytes) {
   return Buffer::allocate_uninitialized(bytes);
 }
 
+void recycle(Literal& l) {
+  // Only this handle holds it (not the caller, a result or another value): reusable.
+  if (t_pool && l.buffer.use_count() == 1 && l.buffer.bytes() >= kMinPooledBytes &&
+      l.buffer.memory_kind() == MemoryKind::device)
+    t_pool->give(std::move(l.buffer));
+  l = Literal();
+}
+
 std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
   BufferPool* saved_pool = t_pool;
   t_pool = &pool_;
@@ -158,7 +166,9 @@ std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
   for (size_t i = 0; i < param_slots_.size(); ++i)
     frame[static_cast<size_t>(param_slots_[i])] = std::move(args[i]);
   Profile* profile = Profile::active();
+  PendingCollectives pending;
   for (const Step& s : steps_) {
+    for (int32_t w : s.wait) pending.wait(w);
     try {
       if (profile) {
         auto t0 = std::chrono::steady_clock::now();
@@ -175,15 +185,10 @@ std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
       }
       throw;
     }
-    for (int32_t r : s.release) {
-      Literal& l = frame[static_cast<size_t>(r)];
-      // Only this frame holds it (not the caller, a result or another value): reusable.
-      if (l.buffer.use_count() == 1 && l.buffer.bytes() >= kMinPooledBytes &&
-          l.buffer.memory_kind() == MemoryKind::device)
-        pool_.give(std::move(l.buffer));
-      l = Literal();
-    }
+    for (int32_t r : s.release) recycle(frame[static_cast<size_t>(r)]);
+    if (!pending.empty()) pending.progress();
   }
+  pending.wait_all();
   std::vector<Literal> out;
   out.reserve(result_slots_.size());
   for (int32_t r : result_slots_) out.push_back(frame[static_cast<size_t>(r)]);
@@ -273,6 +278,8 @@ class Compiler {
       select(node, in_types, sub, s, p.stats_);
       p.steps_.push_back(std::move(s));
     }
+    schedule_collectives(p.steps_, p.result_slots_);
+    plan_waits(p);
     plan_liveness(p, f, base);
   }
 
@@ -331,6 +338,28 @@ class Compiler {
       s.fn = &run_fallback;
       ++st.fallback;
     }
+  }
+
+  // The first reader of each collective's result waits for it (a started all_reduce or
+  // reduce_scatter is finished there; results are waited for at the end of the run).
+  static void plan_waits(Program& p) {
+    std::vector<int64_t> started(static_cast<size_t>(p.num_slots_), -1);  // at which step
+    const auto n = static_cast<int64_t>(p.steps_.size());
+    for (int64_t k = 0; k < n; ++k) {
+      Step& s = p.steps_[static_cast<size_t>(k)];
+      for (int32_t i : s.in) {
+        int64_t& at = started[static_cast<size_t>(i)];
+        if (at < 0) continue;
+        p.stats_.overlapped += k - at - 1;
+        at = -1;
+        s.wait.push_back(i);
+      }
+      if (s.fn == &run_collective &&
+          (s.node->op == OpCode::all_reduce || s.node->op == OpCode::reduce_scatter))
+        started[static_cast<size_t>(s.out[0])] = k;
+    }
+    for (int64_t at : started)  // waited for at the end of the run
+      if (at >= 0) p.stats_.overlapped += n - at - 1;
   }
 
   // Releases each slot after its last reader (never results) and computes the peak bytes of the

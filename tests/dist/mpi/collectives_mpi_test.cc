@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lazax/core/metrics.h"
 #include "lazax/lazax.h"
 #include "lazax/runtime/context.h"
 
@@ -177,6 +178,30 @@ TEST_P(Collectives, RanksThatDisagreeRaiseOnEveryRankBeforeDataMoves) {
     EXPECT_NE(std::string(e.what()).find("f32[3,6]"), std::string::npos) << e.what();
   }
   EXPECT_EQ(psum(ones({}, DType::f32)).item(), 2.0);
+}
+
+TEST_P(Collectives, StartedCollectivesGiveTheBlockingResultsAfterTheWorkRecordedBeforeThem) {
+  // Work recorded before the collectives (as data parallel records the backward before its
+  // all_reduces): the cpu backend starts the all_reduce and the reduce_scatter first, runs the
+  // matmuls while they are in flight and waits at the adds that read them.
+  Tensor x = input_of(R());
+  Tensor w = weight_of(R(), {6, 6}) / 6.0;
+  Tensor h = x;
+  for (int i = 0; i < 4; ++i) h = matmul(h, w);
+  Tensor h_half = narrow(h, 0, R() * 4 / N(), 4 / N());
+  const int64_t started = metrics::counter("DistStarted").get();
+  Tensor r = psum(x) + h;
+  Tensor s = psum_scatter(x, 0) + h_half;
+  sync();
+  std::vector<Tensor> xs;
+  for (int q = 0; q < N(); ++q) xs.push_back(input_of(q));
+  Tensor sum = stack_reduce(xs, "sum");
+  expect_near(r.to_vector<float>(), (sum + h).to_vector<float>(), "psum");
+  expect_near(s.to_vector<float>(),
+              (narrow(sum, 0, R() * 4 / N(), 4 / N()) + h_half).to_vector<float>(), "psum_scatter");
+  // The interpreter runs each collective where it stands; the cpu backend started both.
+  EXPECT_EQ(metrics::counter("DistStarted").get() - started,
+            GetParam() == "cpu" ? int64_t{2} : int64_t{0});
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Collectives, ::testing::Values("cpu", "reference"));
