@@ -5,6 +5,7 @@
 #include <set>
 
 #include "lazax/api/ops_collective.h"
+#include "lazax/autodiff/transforms.h"
 #include "lazax/api/ops_shape.h"
 #include "lazax/core/error.h"
 #include "lazax/dist/dist.h"
@@ -101,6 +102,34 @@ std::vector<std::vector<size_t>> ParameterShards::buckets(bool reverse) const {
   return out;
 }
 
+namespace {
+
+// rows [N, sum of widths] as one [N, width] part per width, side by side. The parts' gradient is
+// their concatenation: narrow's own VJP pads each part to the whole bucket and sums the pads,
+// which writes and adds the bucket's bytes once per parameter in it.
+std::vector<Tensor> split_columns(const Tensor& rows, const std::vector<int64_t>& widths) {
+  std::vector<Tensor> parts;
+  {
+    NoGrad off;
+    int64_t at = 0;
+    for (int64_t w : widths) {
+      parts.push_back(narrow(rows, 1, at, w));
+      at += w;
+    }
+  }
+  const int64_t n = rows.size(0);
+  const DType t = rows.dtype();
+  return detail::attach_custom_vjp({rows}, parts, [n, t, widths](const std::vector<Tensor>& cts) {
+    std::vector<Tensor> whole;
+    whole.reserve(cts.size());
+    for (size_t i = 0; i < cts.size(); ++i)
+      whole.push_back(cts[i].defined() ? cts[i] : zeros({n, widths[i]}, t));
+    return std::vector<Tensor>{whole.size() == 1 ? whole[0] : cat(whole, 1)};
+  });
+}
+
+}  // namespace
+
 std::vector<Tensor> ParameterShards::gather() const {
   std::vector<Tensor> full(shards_.size());
   for (const std::vector<size_t>& bucket : buckets(false)) {
@@ -109,11 +138,10 @@ std::vector<Tensor> ParameterShards::gather() const {
     for (size_t i : bucket) parts.push_back(shards_[i].second);
     Tensor local = parts.size() == 1 ? parts[0] : cat(parts, 0);
     Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of shards]
-    int64_t at = 0;
-    for (size_t i : bucket) {
-      full[i] = unpad(i, narrow(rows, 1, at, per_rank_[i]));
-      at += per_rank_[i];
-    }
+    std::vector<int64_t> widths;
+    for (size_t i : bucket) widths.push_back(per_rank_[i]);
+    std::vector<Tensor> cols = split_columns(rows, widths);
+    for (size_t k = 0; k < bucket.size(); ++k) full[bucket[k]] = unpad(bucket[k], cols[k]);
   }
   return full;
 }
