@@ -109,6 +109,7 @@ namespace {
 // which writes and adds the bucket's bytes once per parameter in it.
 std::vector<Tensor> split_columns(const Tensor& rows, const std::vector<int64_t>& widths) {
   std::vector<Tensor> parts;
+  parts.reserve(widths.size());
   {
     NoGrad off;
     int64_t at = 0;
@@ -139,6 +140,7 @@ std::vector<Tensor> ParameterShards::gather() const {
     Tensor local = parts.size() == 1 ? parts[0] : cat(parts, 0);
     Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of shards]
     std::vector<int64_t> widths;
+    widths.reserve(bucket.size());
     for (size_t i : bucket) widths.push_back(per_rank_[i]);
     std::vector<Tensor> cols = split_columns(rows, widths);
     for (size_t k = 0; k < bucket.size(); ++k) full[bucket[k]] = unpad(bucket[k], cols[k]);
