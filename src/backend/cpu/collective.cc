@@ -36,8 +36,10 @@ void PendingCollectives::wait(int32_t slot) {
 }
 
 void PendingCollectives::progress() {
-  // Collectives finish in the order they started: testing the oldest is enough to move MPI on.
-  entries_.front().req.test();
+  // One MPI_Test moves every pending collective on (MPI's progress engine); the first that has
+  // not finished is tested (a finished one answers without calling MPI).
+  for (Entry& e : entries_)
+    if (!e.req.test()) return;
 }
 
 void PendingCollectives::wait_all() {
