@@ -5,8 +5,8 @@
 #include <set>
 
 #include "lazax/api/ops_collective.h"
-#include "lazax/autodiff/transforms.h"
 #include "lazax/api/ops_shape.h"
+#include "lazax/autodiff/transforms.h"
 #include "lazax/core/error.h"
 #include "lazax/dist/dist.h"
 
