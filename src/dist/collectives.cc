@@ -188,17 +188,24 @@ void Request::wait() {
 
 namespace {
 
-Request started(MPI_Request req, void* out, int64_t count, DType dtype, ReduceKind kind,
-                int64_t group, std::string what) {
+// A nonblocking reduction of `bytes` (counted as the blocking calls are): `issue` makes the MPI
+// call that fills the request.
+template <class Issue>
+Request start(int64_t bytes, void* out, int64_t count, DType dtype, ReduceKind kind, int64_t group,
+              std::string what, const Issue& issue) {
+  count_call(bytes);
   metrics::counter("DistStarted").add();
   auto s = std::make_unique<Request::State>();
-  s->req = req;
   s->out = out;
   s->count = count;
   s->group = group;
   s->dtype = dtype;
   s->kind = kind;
-  s->what = std::move(what);
+  s->what = std::move(what) + " of " + std::string(dtype_name(dtype));
+  {
+    Blocked blocked;
+    issue(s->req);
+  }
   return Request(std::move(s));
 }
 
@@ -211,15 +218,14 @@ Request start_all_reduce(const void* in, void* out, int64_t count, DType dtype, 
     all_reduce(in, out, count, dtype, kind, group);
     return {};
   }
-  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype));
-  count_call(bytes);
-  Blocked blocked;
-  MPI_Request req = MPI_REQUEST_NULL;
-  check_mpi(MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, as_count(count, "all_reduce"),
+  return start(
+      count * static_cast<int64_t>(dtype_size(dtype)), out, count, dtype, kind, group,
+      "all_reduce of " + std::to_string(count), [&](MPI_Request& req) {
+        check_mpi(
+            MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, as_count(count, "all_reduce"),
                            mpi_type(dtype, "all_reduce"), mpi_op(kind), group_comm(group), &req),
             "MPI_Iallreduce");
-  return started(req, out, count, dtype, kind, group,
-                 "all_reduce of " + std::to_string(count) + " " + std::string(dtype_name(dtype)));
+      });
 }
 
 Request start_reduce_scatter(const void* in, void* out, int64_t count, DType dtype, ReduceKind kind,
@@ -229,17 +235,13 @@ Request start_reduce_scatter(const void* in, void* out, int64_t count, DType dty
     reduce_scatter(in, out, count, dtype, kind, group);
     return {};
   }
-  const int64_t bytes = count * static_cast<int64_t>(dtype_size(dtype));
-  count_call(bytes * group);
-  Blocked blocked;
-  MPI_Request req = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ireduce_scatter_block(in, out, as_count(count, "reduce_scatter"),
-                                      mpi_type(dtype, "reduce_scatter"), mpi_op(kind),
-                                      group_comm(group), &req),
-            "MPI_Ireduce_scatter_block");
-  return started(
-      req, out, count, dtype, kind, group,
-      "reduce_scatter of " + std::to_string(count * group) + " " + std::string(dtype_name(dtype)));
+  return start(count * group * static_cast<int64_t>(dtype_size(dtype)), out, count, dtype, kind,
+               group, "reduce_scatter of " + std::to_string(count * group), [&](MPI_Request& req) {
+                 check_mpi(MPI_Ireduce_scatter_block(in, out, as_count(count, "reduce_scatter"),
+                                                     mpi_type(dtype, "reduce_scatter"),
+                                                     mpi_op(kind), group_comm(group), &req),
+                           "MPI_Ireduce_scatter_block");
+               });
 }
 
 int group_rank(int64_t group) { return static_cast<int>(world().rank % group); }

@@ -47,6 +47,11 @@ void PendingCollectives::wait_all() {
   entries_.clear();
 }
 
+bool starts_collective(const Step& step) {
+  return step.fn == &run_collective &&
+         (step.node->op == OpCode::all_reduce || step.node->op == OpCode::reduce_scatter);
+}
+
 void run_collective(const Step& step, Frame& frame) {
   const Node& node = *step.node;
   if (node.op == OpCode::axis_index) {  // no data: the rank, as the interpreter gives it

@@ -50,6 +50,9 @@ void run_reduce(const Step& step, Frame& frame);
 // it). An all_reduce or reduce_scatter is started (interp::start_collective) and left to the
 // run's PendingCollectives: the first step that reads its result waits for it (Step::wait).
 void run_collective(const Step& step, Frame& frame);
+// Whether `step` is an all_reduce or reduce_scatter: one that may start and be waited for later
+// (what schedule_collectives moves and Step::wait finishes).
+bool starts_collective(const Step& step);
 
 // The collectives one run of a Program started and has not finished. Each keeps its operand
 // and result alive until it is waited for; destroying the set waits for all of them.

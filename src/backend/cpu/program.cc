@@ -354,9 +354,7 @@ class Compiler {
         at = -1;
         s.wait.push_back(i);
       }
-      if (s.fn == &run_collective &&
-          (s.node->op == OpCode::all_reduce || s.node->op == OpCode::reduce_scatter))
-        started[static_cast<size_t>(s.out[0])] = k;
+      if (starts_collective(s)) started[static_cast<size_t>(s.out[0])] = k;
     }
     for (int64_t at : started)  // waited for at the end of the run
       if (at >= 0) p.stats_.overlapped += n - at - 1;

@@ -18,10 +18,6 @@
 namespace lazax::cpu {
 namespace {
 
-bool starts(const Step& s) {
-  return s.fn == &run_collective &&
-         (s.node->op == OpCode::all_reduce || s.node->op == OpCode::reduce_scatter);
-}
 // Steps no collective may pass: the collectives, and control flow (a body may hold one).
 bool fixed_order(const Step& s) {
   return s.fn == &run_collective || (s.node && has_flag(s.node->op, kHasBodies));
@@ -31,7 +27,7 @@ bool fixed_order(const Step& s) {
 
 void schedule_collectives(std::vector<Step>& steps, std::span<const int32_t> result_slots) {
   const size_t n = steps.size();
-  if (std::none_of(steps.begin(), steps.end(), starts)) return;
+  if (std::none_of(steps.begin(), steps.end(), starts_collective)) return;
   int32_t slots = 0;
   for (const Step& s : steps) {
     for (int32_t i : s.in) slots = std::max(slots, i + 1);
@@ -51,7 +47,7 @@ void schedule_collectives(std::vector<Step>& steps, std::span<const int32_t> res
   // steps read. Taken highest index first, so a step's readers are decided before it.
   std::vector<char> moves(n, 0);
   for (size_t c = 0; c < n; ++c) {
-    if (!starts(steps[c])) continue;
+    if (!starts_collective(steps[c])) continue;
     moves[c] = 1;
     std::priority_queue<size_t> todo;
     auto push_producers = [&](const Step& s) {
