@@ -230,7 +230,7 @@ int train(const TrainOptions& options) {
   apply_precision(model, o.precision);
   if (!o.init.empty()) load_weights(model, o.init);
   const int64_t bucket_bytes = static_cast<int64_t>(o.bucket_mb * 1024 * 1024);
-  TrainSharding sharding(shard, model, bucket_bytes);
+  TrainSharding sharding(shard, model, bucket_bytes, mode);
   std::unique_ptr<optim::Optimizer> opt;
   if (o.optimizer == "adamw") {
     optim::AdamWOptions ao;

@@ -1,8 +1,12 @@
 // `lazax train --shard` (train_shard.h).
 #include "train_shard.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 
+#include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/dist/dist.h"
 #include "lazax/nn/data_parallel.h"
@@ -14,16 +18,85 @@ namespace {
 
 constexpr double kNoClip = 1e30;  // a bound no norm reaches: the norm is still computed
 
-void set_parameters(nn::Llama& model, const std::vector<Tensor>& values) {
+void set_parameters(nn::Module& m, const std::vector<Tensor>& values) {
   const Tensor* it = values.data();
-  nn::detail::module_unflatten(model, it);
+  nn::detail::module_unflatten(m, it);
 }
+
+// One decoder layer whose parameters are gathered from their shards inside the call: the block's
+// structure and precision policy come from a copy of layer 0 (holding no tensors), its
+// parameters from gather_shard in the order the block visits them.
+struct GatheredBlock {
+  std::shared_ptr<const nn::TransformerBlock> like;
+  std::vector<Shape> shapes;
+  Tensor operator()(const std::vector<Tensor>& shards, const Tensor& h) const {
+    std::vector<Tensor> full;
+    full.reserve(shards.size());
+    for (size_t k = 0; k < shards.size(); ++k)
+      full.push_back(nn::gather_shard(shards[k], shapes[k]));
+    nn::TransformerBlock b = *like;
+    const Tensor* it = full.data();
+    nn::detail::module_unflatten(b, it);
+    return b(h);
+  }
+};
 
 }  // namespace
 
-TrainSharding::TrainSharding(nn::ShardMode mode, nn::Llama& model, int64_t bucket_bytes)
+TrainSharding::TrainSharding(nn::ShardMode mode, nn::Llama& model, int64_t bucket_bytes,
+                             nn::LayerMode layers)
     : mode_(mode), model_(model), bucket_bytes_(bucket_bytes) {
   if (mode_ != nn::ShardMode::none) shards_.emplace(model.named_parameters(), bucket_bytes);
+  if (mode_ == nn::ShardMode::full && layers != nn::LayerMode::scan) gather_in_layers(layers);
+}
+
+TrainSharding::~TrainSharding() {
+  if (layer_fn_) model_.set_layer_fn(nullptr);
+}
+
+void TrainSharding::gather_in_layers(nn::LayerMode layers) {
+  const nn::NamedTensors named = model_.named_parameters();
+  layer_params_.resize(model_.layers.size());
+  for (size_t i = 0; i < named.size(); ++i) {
+    const std::string& name = named[i].first;
+    bool in_layer = false;
+    for (size_t l = 0; l < layer_params_.size() && !in_layer; ++l) {
+      if (name.starts_with("layers." + std::to_string(l) + ".")) {
+        layer_params_[l].push_back(i);
+        in_layer = true;
+      }
+    }
+    if (!in_layer) outer_params_.push_back(i);
+  }
+  GatheredBlock block;
+  for (size_t i : layer_params_.at(0)) block.shapes.push_back(shards_->full_shape(i));
+  for (const std::vector<size_t>& l : layer_params_) {
+    bool same = l.size() == block.shapes.size();
+    for (size_t k = 0; same && k < l.size(); ++k)
+      same = shards_->full_shape(l[k]) == block.shapes[k];
+    if (!same) {
+      throw ShapeError(
+          "[train] --shard full gathers layer by layer, so every layer needs the "
+          "parameter shapes of layer 0");
+    }
+  }
+  auto like = std::make_shared<nn::TransformerBlock>(model_.layers[0]);
+  set_parameters(*like, std::vector<Tensor>(block.shapes.size()));
+  block.like = std::move(like);
+  std::function<Tensor(const std::vector<Tensor>&, const Tensor&)> run = block;
+  if (layers == nn::LayerMode::assume_pure) {
+    PureOptions opts;
+    opts.name = "fsdp_block";
+    opts.remat = std::make_shared<const RematPolicy>(nn::regather_policy(model_.remat().get()));
+    auto pure = std::make_shared<PureFunction<GatheredBlock>>(assume_pure(block, opts));
+    run = [pure](const std::vector<Tensor>& shards, const Tensor& h) { return (*pure)(shards, h); };
+  }
+  layer_fn_ = [this, run](size_t layer, const Tensor& h, nn::LayerMode) {
+    std::vector<Tensor> shards;
+    shards.reserve(layer_params_[layer].size());
+    for (size_t i : layer_params_[layer]) shards.push_back(shards_->shards()[i].second);
+    return run(shards, h);
+  };
 }
 
 optim::NamedTensors TrainSharding::params() const {
@@ -61,13 +134,21 @@ void TrainSharding::start() {
 }
 
 void TrainSharding::bind() {
-  if (mode_ == nn::ShardMode::full) set_parameters(model_, shards_->gather());
+  if (mode_ != nn::ShardMode::full) return;
+  if (!layer_fn_) return bind_all();
+  set_parameters(model_, shards_->gather(outer_params_));
+  model_.set_layer_fn(layer_fn_);
+}
+
+void TrainSharding::bind_all() {
+  model_.set_layer_fn(nullptr);
+  set_parameters(model_, shards_->gather());
 }
 
 void TrainSharding::materialize() {
   if (mode_ != nn::ShardMode::full) return;
   NoGrad no_grad;
-  bind();
+  bind_all();
   lazax::sync();
 }
 
@@ -103,7 +184,7 @@ void TrainSharding::after_step() {
 
 optim::NamedTensors TrainSharding::full_weights() {
   NoGrad no_grad;
-  bind();
+  if (mode_ == nn::ShardMode::full) bind_all();
   optim::NamedTensors w = model_.named_parameters();
   lazax::sync();
   return w;

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "lazax/nn/llama.h"
@@ -14,8 +15,15 @@ namespace lazax::cli {
 
 class TrainSharding {
  public:
-  // Made after the model (and --init) and before the optimizer, which optimizes params().
-  TrainSharding(nn::ShardMode mode, nn::Llama& model, int64_t bucket_bytes);
+  // Made after the model (and --init, set_remat, the precision) and before the optimizer, which
+  // optimizes params(). With full and `layers` lazy or assume_pure, each decoder layer gathers
+  // its own parameters inside its call (FSDP layer by layer); with scan, the step gathers them
+  // all at its start.
+  TrainSharding(nn::ShardMode mode, nn::Llama& model, int64_t bucket_bytes,
+                nn::LayerMode layers = nn::LayerMode::lazy);
+  ~TrainSharding();
+  TrainSharding(const TrainSharding&) = delete;
+  TrainSharding& operator=(const TrainSharding&) = delete;
 
   nn::ShardMode mode() const { return mode_; }
   // What the optimizer updates: the model's parameters (none) or this rank's shards.
@@ -27,10 +35,15 @@ class TrainSharding {
   // model's parameters; with full the model then drops its parameters (bind() brings them).
   void start();
   // full: sets the model's parameters to the ones gathered from the shards (differentiable when
-  // grad mode is on); release() drops them again. No-ops for none and optimizer.
+  // grad mode is on); release() drops them again. No-ops for none and optimizer. Layer by layer
+  // (see the constructor), the step binds the parameters outside the layers only, and the
+  // layers gather theirs when they run: after bind(), the backward of a layer under
+  // --mode assume_pure gathers its parameters again (nn::regather_policy) instead of keeping
+  // them, and reduce_scatters their gradients as it finishes the layer.
   void bind();
   void release();
-  // full: bind() without grad, run on every rank (collective): for evaluation and sampling.
+  // full: every parameter gathered, without grad, run on every rank (collective): for
+  // evaluation and sampling (the layers then run on their own parameters, on any rank).
   void materialize();
   // After backward: the gradients averaged over the ranks (all_reduce, or reduce_scatter of
   // ZeRO, or all_gather's VJP of FSDP, scaled to the mean), clipped to the global norm
@@ -48,6 +61,13 @@ class TrainSharding {
 
  private:
   size_t index_of(const std::string& entry, std::string* param) const;
+  void bind_all();  // every parameter gathered; the layers run on their own
+  void gather_in_layers(nn::LayerMode layers);
+
+  // full, layer by layer: each layer's parameter indices, and those of no layer.
+  std::vector<std::vector<size_t>> layer_params_;
+  std::vector<size_t> outer_params_;
+  nn::Llama::LayerFn layer_fn_;  // set into the model by bind()
 
   nn::ShardMode mode_;
   nn::Llama& model_;

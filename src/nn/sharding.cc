@@ -81,14 +81,41 @@ Tensor ParameterShards::slice(size_t i, const Tensor& full) const {
 }
 
 Tensor ParameterShards::unshard(size_t i, const Tensor& shard) const {
-  return unpad(i, all_gather(shard.reshape({1, per_rank_[i]}), 0));
+  return gather_shard(shard, shapes_[i]);
+}
+
+Tensor gather_shard(const Tensor& shard, const Shape& full) {
+  const int64_t n = dist::world_size(), per_rank = (full.numel() + n - 1) / n;
+  if (shard.numel() != per_rank) {
+    throw ShapeError("[gather_shard] the shard is " + shard.type_str() + "; a parameter of " +
+                     std::to_string(full.numel()) + " elements has shards of " +
+                     std::to_string(per_rank) + " over " + std::to_string(n) + " ranks");
+  }
+  Tensor flat = all_gather(shard.reshape({1, per_rank}), 0).reshape({-1});
+  if (flat.numel() != full.numel()) flat = narrow(flat, 0, 0, full.numel());
+  return flat.reshape(std::vector<int64_t>(full.begin(), full.end()));
+}
+
+RematPolicy regather_policy(const RematPolicy* base) {
+  RematPolicy p = base ? *base : policies::everything_saveable();
+  if (!p.saveable) return p;  // memory_budget: the budget's cut decides, gathers included
+  p.name = "regather(" + p.name + ")";
+  p.saveable = [keep = p.saveable](const Function& f, const Node& n) {
+    return n.op != OpCode::all_gather && keep(f, n);
+  };
+  return p;
 }
 
 std::vector<std::vector<size_t>> ParameterShards::buckets(bool reverse) const {
+  std::vector<size_t> all(shards_.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = reverse ? all.size() - 1 - k : k;
+  return buckets(all);
+}
+
+std::vector<std::vector<size_t>> ParameterShards::buckets(const std::vector<size_t>& which) const {
   std::vector<std::vector<size_t>> out;
   int64_t bytes = 0;
-  for (size_t k = 0; k < shards_.size(); ++k) {
-    const size_t i = reverse ? shards_.size() - 1 - k : k;
+  for (size_t i : which) {
     const DType t = shards_[i].second.dtype();
     const int64_t b = per_rank_[i] * world_ * static_cast<int64_t>(dtype_size(t));
     if (out.empty() || bytes + b > bucket_bytes_ ||
@@ -132,8 +159,18 @@ std::vector<Tensor> split_columns(const Tensor& rows, const std::vector<int64_t>
 }  // namespace
 
 std::vector<Tensor> ParameterShards::gather() const {
+  std::vector<size_t> all(shards_.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = k;
+  return gather(all);
+}
+
+std::vector<Tensor> ParameterShards::gather(const std::vector<size_t>& which) const {
   std::vector<Tensor> full(shards_.size());
-  for (const std::vector<size_t>& bucket : buckets(false)) {
+  for (size_t i : which) {
+    if (i >= shards_.size())
+      throw ValueError("[shard] gather: no parameter " + std::to_string(i) + " is sharded");
+  }
+  for (const std::vector<size_t>& bucket : buckets(which)) {
     std::vector<Tensor> parts;
     parts.reserve(bucket.size());
     for (size_t i : bucket) parts.push_back(shards_[i].second);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "lazax/autodiff/pure.h"
+#include "lazax/autodiff/remat.h"
 #include "lazax/core/error.h"
 #include "lazax/optim/clip_grad.h"
 
@@ -70,6 +72,53 @@ TEST(Sharding, ClipUsesTheGlobalNormAsClipGradNorm) {
     const auto got = values(s.shards()[i].second.grad()), exp = values(ref[i].grad());
     for (size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], exp[k], 1e-6);
   }
+}
+
+TEST(Sharding, GatherOfSomeParametersLeavesTheOthersUndefined) {
+  const auto params = two_params();
+  ParameterShards s(params);
+  const std::vector<Tensor> full = s.gather({1});
+  ASSERT_EQ(full.size(), 2u);
+  EXPECT_FALSE(full[0].defined());
+  EXPECT_EQ(values(full[1]), values(params[1].second));
+  EXPECT_THROW(s.gather({2}), ValueError);
+}
+
+// A layer that gathers its parameter inside an assume_pure call (FSDP layer by layer): by
+// default its backward keeps the gathered parameter; under regather_policy it keeps the shard
+// and gathers again, with the same gradients.
+TEST(Sharding, RegatherPolicyKeepsTheShardAndGathersAgainInTheBackward) {
+  auto layer = [](const std::vector<Tensor>& shards, const Tensor& x) {
+    return tanh(matmul(x, gather_shard(shards[0], Shape{3, 2}))).sum();
+  };
+  const Tensor x = from_vector<float>({0.5f, -1, 2, 0.25f, 1, -0.5f}, {2, 3});
+  auto grads = [&](auto& f) {
+    std::vector<Tensor> shards = {from_vector<float>({0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f}, {6})};
+    shards[0].requires_grad_();
+    f(shards, x).backward();
+    return values(shards[0].grad());
+  };
+  auto plain = assume_pure(layer, PureOptions{"layer"});
+  PureOptions opts{"layer_regather"};
+  opts.remat = std::make_shared<const RematPolicy>(regather_policy(nullptr));
+  EXPECT_EQ(opts.remat->name, "regather(everything_saveable)");
+  auto regather = assume_pure(layer, opts);
+  const std::vector<Tensor> shard = {zeros({6})};
+  auto mentions_gather = [](const std::vector<std::string>& lines) {
+    std::string all;
+    for (const std::string& l : lines) all += l + "\n";
+    return all.find("all_gather") != std::string::npos;
+  };
+  EXPECT_TRUE(mentions_gather(saved_residuals(plain, shard, x)));
+  const std::vector<std::string> kept = saved_residuals(regather, shard, x);
+  EXPECT_FALSE(mentions_gather(kept)) << kept.size();
+  const std::vector<float> want = grads(layer), a = grads(plain), b = grads(regather);
+  ASSERT_EQ(want.size(), 6u);
+  for (size_t k = 0; k < want.size(); ++k) {
+    EXPECT_NEAR(a[k], want[k], 1e-6) << k;
+    EXPECT_NEAR(b[k], want[k], 1e-6) << k;
+  }
+  EXPECT_THROW(gather_shard(zeros({5}), Shape{3, 2}), ShapeError);
 }
 
 TEST(Sharding, ModesAndErrors) {

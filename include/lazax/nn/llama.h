@@ -14,6 +14,7 @@
 //   mlp_out  [B, T, dim]              the feed-forward's output (before the residual add)
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -130,6 +131,12 @@ class Llama : public Module {
   }
   // The decoder layers on h [B, T, dim], run the given way.
   Tensor run_layers(const Tensor& h, LayerMode mode) const;
+  // Runs decoder layer `layer` on h in place of the layer's own call, under LayerMode lazy and
+  // assume_pure (scan stacks the layers' own parameters and ignores it). FSDP layer by layer uses
+  // it to gather each layer's parameters inside the layer's call (lazax train --shard full:
+  // apps/lazax/train_shard.cc). Null (the default): the layers run themselves.
+  using LayerFn = std::function<Tensor(size_t layer, const Tensor& h, LayerMode mode)>;
+  void set_layer_fn(LayerFn f) { layer_fn_ = std::move(f); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Llama"; }
   const LlamaConfig& config() const { return config_; }
@@ -140,6 +147,7 @@ class Llama : public Module {
   // backward by `policy` (remat.h: what each block's backward keeps; the rest it recomputes);
   // null: lazax's default split.
   void set_remat(std::shared_ptr<const RematPolicy> policy);
+  const std::shared_ptr<const RematPolicy>& remat() const { return remat_; }
   // The traced block (LayerMode::assume_pure) for activations shaped like `h` (for inspection:
   // saved_residuals, the remat bench).
   std::shared_ptr<lazax::detail::PureEntry> block_entry(const Tensor& h) const {
@@ -164,6 +172,7 @@ class Llama : public Module {
   std::shared_ptr<const RematPolicy> remat_;
   // Shared by copies of the model, so that the block is traced once.
   std::shared_ptr<PureFunction<RunBlock>> pure_block_;
+  LayerFn layer_fn_;
 };
 
 }  // namespace lazax::nn

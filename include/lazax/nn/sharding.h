@@ -13,6 +13,9 @@
 //     std::vector<Tensor> full = shards.gather();   // differentiable; set into the module
 //     forward(full).backward();            // all_gather's VJP: the shards get summed gradients
 //     shards.scale_gradients(1.0 / N);  opt.step();
+//   FSDP layer by layer: each layer gathers its own parameters inside its call
+//     h = layer_fn(gather_shard(shard_k, shape_k)..., h);   // under assume_pure with
+//     regather_policy(...): the backward gathers again instead of keeping the full parameters
 //
 // In a world of one the shards are the parameters' values, flattened. docs/DISTRIBUTED.md.
 #pragma once
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "lazax/api/tensor.h"
+#include "lazax/autodiff/remat.h"
 
 namespace lazax::nn {
 
@@ -48,6 +52,8 @@ class ParameterShards {
   // and reshaped. Differentiable: the VJP of all_gather is a summing reduce_scatter, so a loss
   // built from these gives each shard the gradient summed over the ranks' losses.
   std::vector<Tensor> gather() const;
+  // The same for the parameters `which` only (ascending indices); the others are left undefined.
+  std::vector<Tensor> gather(const std::vector<size_t>& which) const;
   // Parameter i's full shape from a tensor shaped as its shard, on every rank (a collective:
   // every rank calls it for the same i). For the optimizer state of a checkpoint.
   Tensor unshard(size_t i, const Tensor& shard) const;
@@ -67,8 +73,10 @@ class ParameterShards {
   void scale_gradients(double factor);
 
  private:
-  // Buckets of parameter indices, in order, each of one dtype and at most bucket_bytes_.
+  // Buckets of parameter indices (all of them, or `which`), in order, each of one dtype and at
+  // most bucket_bytes_.
   std::vector<std::vector<size_t>> buckets(bool reverse) const;
+  std::vector<std::vector<size_t>> buckets(const std::vector<size_t>& which) const;
   Tensor padded_rows(size_t i, const Tensor& full) const;  // [N, shard]: full, flat and padded
   Tensor unpad(size_t i, const Tensor& rows) const;        // [N, shard] -> the full shape
 
@@ -77,6 +85,19 @@ class ParameterShards {
   std::vector<int64_t> per_rank_;
   int64_t world_ = 1, rank_ = 0, bucket_bytes_;
 };
+
+// A parameter of shape `full` from every rank's shard of it (flat: ceil(numel / N) elements, the
+// last rank's padded with zeros, as ParameterShards cuts them): one all_gather, then the padding
+// dropped. Differentiable (the VJP is a summing reduce_scatter: each rank's shard gets the sum of
+// the ranks' gradients), and usable inside assume_pure. Every rank calls it in the same order.
+Tensor gather_shard(const Tensor& shard, const Shape& full);
+
+// The remat policy of a layer that gathers its parameters inside its call (gather_shard): `base`
+// (everything_saveable when null) except that no all_gather's result is saved, so the backward
+// gathers the parameters again and the forward keeps only the shards (PyTorch FSDP's
+// reshard_after_forward; JAX's FSDP under checkpoint). Named "regather(<base's name>)". A
+// memory_budget is returned as it is: its cut weighs a gather like any other recomputation.
+RematPolicy regather_policy(const RematPolicy* base);
 
 // The global 2-norm of gradients split over the ranks, sqrt(psum(sum of squares of the local
 // ones)), and clips them in place by max_norm as optim::clip_grad_norm_ does

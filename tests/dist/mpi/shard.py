@@ -3,7 +3,8 @@
 5 steps on 3 ranks too (3 does not divide the parameters' sizes: the shards are padded). A
 checkpoint written sharded on 2 ranks resumes on 1 process, one written by 1 process resumes
 sharded on 2, and one written with --shard full resumes with --shard optimizer, each giving the
-uninterrupted run's losses. Each rank's bytes of parameters, gradients and optimizer state with
+uninterrupted run's losses. --shard full with --mode assume_pure (each layer's parameters gathered
+again in its backward) gives the same losses and moves exactly the layers' parameter bytes more. Each rank's bytes of parameters, gradients and optimizer state with
 --shard full are at most 0.55x those of plain data parallel. An unknown --shard is an error.
 Usage: shard.py MPIRUN LAZAX SCRATCH_DIR"""
 import shutil
@@ -20,10 +21,11 @@ def main() -> int:
     SCRATCH.mkdir(parents=True)
     one, _ = train(1, "one", "--steps", "20")
     ok = True
-    state = {}
+    state, summaries = {}, {}
     for mode in ("none", "optimizer", "full"):
         two, summary = train(2, mode, "--steps", "20", "--shard", mode)
         state[mode] = summary["state_bytes_per_rank"]
+        summaries[mode] = summary
         # The largest peak RSS over the ranks is at least rank 0's own (the one who writes it).
         rss_ok = summary["peak_rss_mb_max_rank"] >= summary["peak_rss_mb"] > 0
         print(f"--shard {mode}: peak RSS {summary['peak_rss_mb']:.1f} MB on rank 0, "
@@ -32,6 +34,21 @@ def main() -> int:
         ok &= rss_ok
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process (first 2)", one, two, [1, 2])
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process", one, two, list(range(1, 21)))
+    # --shard full layer by layer: each layer gathers its parameters inside its call; as
+    # assume_pure calls (regather_policy) the backward gathers each layer's parameters again
+    # instead of keeping them, so a step moves the layers' parameter bytes once more.
+    pure, pure_summary = train(2, "full_pure", "--steps", "20", "--shard", "full", "--mode",
+                               "assume_pure")
+    ok &= agree("--shard full --mode assume_pure, 2 ranks vs 1 process", one, pure,
+                list(range(1, 21)))
+    dim, hidden, layers = 256, 768, 4  # the tiny preset
+    layer_bytes = layers * (4 * dim * dim + 3 * dim * hidden + 2 * dim) * 4
+    more = pure_summary["dist_bytes_per_step"] - summaries["full"]["dist_bytes_per_step"]
+    print(f"--shard full --mode assume_pure moves {more:.0f} bytes a step more than --mode lazy "
+          f"(the layers' parameters: {layer_bytes}); peak RSS {pure_summary['peak_rss_mb']:.1f} "
+          f"MB against {summaries['full']['peak_rss_mb']:.1f} MB: "
+          f"{'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
+    ok &= abs(more - layer_bytes) < 1
     ratio = state["full"] / state["none"]
     print(f"state bytes per rank: none {state['none']}, optimizer {state['optimizer']}, "
           f"full {state['full']} (full/none {ratio:.3f}, at most 0.55): "
