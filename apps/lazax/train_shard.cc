@@ -30,6 +30,9 @@ struct GatheredBlock {
   std::shared_ptr<const nn::TransformerBlock> like;
   std::vector<Shape> shapes;
   Tensor operator()(const std::vector<Tensor>& shards, const Tensor& h) const {
+    // One all_gather per parameter, not one per layer (gather_shards): each gathered parameter
+    // is freed after its last reader, where a layer's bucket lives until its last part's
+    // (docs/DISTRIBUTED.md, "Not yet").
     std::vector<Tensor> full;
     full.reserve(shards.size());
     for (size_t k = 0; k < shards.size(); ++k)

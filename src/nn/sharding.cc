@@ -6,7 +6,6 @@
 
 #include "lazax/api/ops_collective.h"
 #include "lazax/api/ops_shape.h"
-#include "lazax/autodiff/transforms.h"
 #include "lazax/core/error.h"
 #include "lazax/dist/dist.h"
 
@@ -65,13 +64,6 @@ Tensor ParameterShards::padded_rows(size_t i, const Tensor& full) const {
   return flat.reshape({world_, per_rank_[i]});
 }
 
-Tensor ParameterShards::unpad(size_t i, const Tensor& rows) const {
-  std::vector<int64_t> shape(shapes_[i].begin(), shapes_[i].end());
-  Tensor flat = rows.reshape({-1});
-  if (flat.numel() != shapes_[i].numel()) flat = narrow(flat, 0, 0, shapes_[i].numel());
-  return flat.reshape(shape);
-}
-
 Tensor ParameterShards::slice(size_t i, const Tensor& full) const {
   if (full.shape() != shapes_[i]) {
     throw ShapeError("[shard] '" + shards_[i].first + "' is " + full.type_str() +
@@ -84,24 +76,63 @@ Tensor ParameterShards::unshard(size_t i, const Tensor& shard) const {
   return gather_shard(shard, shapes_[i]);
 }
 
-Tensor gather_shard(const Tensor& shard, const Shape& full) {
-  const int64_t n = dist::world_size(), per_rank = (full.numel() + n - 1) / n;
-  if (shard.numel() != per_rank) {
-    throw ShapeError("[gather_shard] the shard is " + shard.type_str() + "; a parameter of " +
-                     std::to_string(full.numel()) + " elements has shards of " +
-                     std::to_string(per_rank) + " over " + std::to_string(n) + " ranks");
+std::vector<Tensor> gather_shards(const std::vector<Tensor>& shards,
+                                  const std::vector<Shape>& full) {
+  if (shards.empty() || shards.size() != full.size()) {
+    throw ValueError("[gather_shards] " + std::to_string(shards.size()) + " shards for " +
+                     std::to_string(full.size()) +
+                     " shapes; give one shard per shape (at least one)");
   }
-  Tensor flat = all_gather(shard.reshape({1, per_rank}), 0).reshape({-1});
-  if (flat.numel() != full.numel()) flat = narrow(flat, 0, 0, full.numel());
-  return flat.reshape(std::vector<int64_t>(full.begin(), full.end()));
+  const int64_t n = dist::world_size();
+  std::vector<int64_t> widths;
+  for (size_t k = 0; k < shards.size(); ++k) {
+    widths.push_back((full[k].numel() + n - 1) / n);
+    if (shards[k].numel() != widths.back()) {
+      throw ShapeError("[gather_shards] shard " + std::to_string(k) + " is " +
+                       shards[k].type_str() + "; a parameter of " +
+                       std::to_string(full[k].numel()) + " elements has shards of " +
+                       std::to_string(widths.back()) + " over " + std::to_string(n) + " ranks");
+    }
+  }
+  Tensor local = shards.size() == 1 ? shards[0].reshape({-1}) : cat(shards, 0);
+  Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of the widths]
+  std::vector<Tensor> out;
+  int64_t at = 0;
+  for (size_t k = 0; k < shards.size(); ++k) {
+    // (The narrows' VJP, pads summed, is simplified into the concatenation of their cotangents.)
+    Tensor flat = (shards.size() == 1 ? rows : narrow(rows, 1, at, widths[k])).reshape({-1});
+    at += widths[k];
+    if (flat.numel() != full[k].numel()) flat = narrow(flat, 0, 0, full[k].numel());
+    out.push_back(flat.reshape(std::vector<int64_t>(full[k].begin(), full[k].end())));
+  }
+  return out;
 }
+
+Tensor gather_shard(const Tensor& shard, const Shape& full) {
+  return gather_shards({shard}, {full})[0];
+}
+
+namespace {
+// An all_gather's result, or a part of it (slices, reshapes, transposes, converts of one): what
+// the backward of a gathering layer gathers again instead of keeping.
+bool gathered(const Function& f, const Node& n) {
+  const Node* m = &n;
+  for (int depth = 0; depth < 16; ++depth) {
+    if (m->op == OpCode::all_gather) return true;
+    if ((!has_flag(m->op, kLayout) && m->op != OpCode::convert) || m->operands.size() != 1)
+      return false;
+    m = &f.node(m->operands[0].node);
+  }
+  return false;
+}
+}  // namespace
 
 RematPolicy regather_policy(const RematPolicy* base) {
   RematPolicy p = base ? *base : policies::everything_saveable();
   if (!p.saveable) return p;  // memory_budget: the budget's cut decides, gathers included
   p.name = "regather(" + p.name + ")";
   p.saveable = [keep = p.saveable](const Function& f, const Node& n) {
-    return n.op != OpCode::all_gather && keep(f, n);
+    return !gathered(f, n) && keep(f, n);
   };
   return p;
 }
@@ -129,35 +160,6 @@ std::vector<std::vector<size_t>> ParameterShards::buckets(const std::vector<size
   return out;
 }
 
-namespace {
-
-// rows [N, sum of widths] as one [N, width] part per width, side by side. The parts' gradient is
-// their concatenation: narrow's own VJP pads each part to the whole bucket and sums the pads,
-// which writes and adds the bucket's bytes once per parameter in it.
-std::vector<Tensor> split_columns(const Tensor& rows, const std::vector<int64_t>& widths) {
-  std::vector<Tensor> parts;
-  parts.reserve(widths.size());
-  {
-    NoGrad off;
-    int64_t at = 0;
-    for (int64_t w : widths) {
-      parts.push_back(narrow(rows, 1, at, w));
-      at += w;
-    }
-  }
-  const int64_t n = rows.size(0);
-  const DType t = rows.dtype();
-  return detail::attach_custom_vjp({rows}, parts, [n, t, widths](const std::vector<Tensor>& cts) {
-    std::vector<Tensor> whole;
-    whole.reserve(cts.size());
-    for (size_t i = 0; i < cts.size(); ++i)
-      whole.push_back(cts[i].defined() ? cts[i] : zeros({n, widths[i]}, t));
-    return std::vector<Tensor>{whole.size() == 1 ? whole[0] : cat(whole, 1)};
-  });
-}
-
-}  // namespace
-
 std::vector<Tensor> ParameterShards::gather() const {
   std::vector<size_t> all(shards_.size());
   for (size_t k = 0; k < all.size(); ++k) all[k] = k;
@@ -172,15 +174,13 @@ std::vector<Tensor> ParameterShards::gather(const std::vector<size_t>& which) co
   }
   for (const std::vector<size_t>& bucket : buckets(which)) {
     std::vector<Tensor> parts;
-    parts.reserve(bucket.size());
-    for (size_t i : bucket) parts.push_back(shards_[i].second);
-    Tensor local = parts.size() == 1 ? parts[0] : cat(parts, 0);
-    Tensor rows = all_gather(local.reshape({1, local.numel()}), 0);  // [N, sum of shards]
-    std::vector<int64_t> widths;
-    widths.reserve(bucket.size());
-    for (size_t i : bucket) widths.push_back(per_rank_[i]);
-    std::vector<Tensor> cols = split_columns(rows, widths);
-    for (size_t k = 0; k < bucket.size(); ++k) full[bucket[k]] = unpad(bucket[k], cols[k]);
+    std::vector<Shape> shapes;
+    for (size_t i : bucket) {
+      parts.push_back(shards_[i].second);
+      shapes.push_back(shapes_[i]);
+    }
+    std::vector<Tensor> got = gather_shards(parts, shapes);
+    for (size_t k = 0; k < bucket.size(); ++k) full[bucket[k]] = got[k];
   }
   return full;
 }

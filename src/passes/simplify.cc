@@ -1,6 +1,7 @@
 // Algebraic simplification: local rewrites of one node, looking at its (already simplified)
 // operands in the new function. Layout chains and the dot_general rewrite are in
 // simplify_layout.cc.
+#include <algorithm>
 #include <optional>
 
 #include "lazax/passes/passes.h"
@@ -73,6 +74,15 @@ std::optional<ValueRef> simplify_arith(const Builder& b, const Node& n,
     case OpCode::slice:
       if (b.type(ops[0]) == n.outputs[0]) return ops[0];  // the whole operand
       break;
+    case OpCode::pad: {
+      const auto& a = n.attr<PadAttrs>();
+      auto zeros = [](const IntList& v) {
+        return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 0; });
+      };
+      if (zeros(a.edge_padding_low) && zeros(a.edge_padding_high) && zeros(a.interior_padding))
+        return ops[0];  // nothing added
+      break;
+    }
     default:
       break;
   }

@@ -1,6 +1,7 @@
 #include "simplify_layout.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "lazax/ir/layout_fold.h"
 
@@ -64,6 +65,79 @@ std::optional<ValueRef> fold_transpose(const Builder& b, ValueRef v, IntList& ba
   return t.operands[0];
 }
 
+// A pad of x with zeros along one dim only (no interior padding, no cropping): where x sits.
+struct PadSpan {
+  ValueRef x, zero;
+  int64_t dim = -1, lo = 0, size = 0;
+};
+
+std::optional<PadSpan> pad_span(const Builder& b, ValueRef v) {
+  const Node& p = b.node(v.node);
+  if (p.op != OpCode::pad) return std::nullopt;
+  const Node& z = b.node(p.operands[1].node);
+  if (z.op != OpCode::constant || z.attr<ConstantAttrs>().value.at(0) != 0) return std::nullopt;
+  const auto& a = p.attr<PadAttrs>();
+  PadSpan s{p.operands[0], p.operands[1]};
+  for (size_t d = 0; d < a.interior_padding.size(); ++d) {
+    const int64_t lo = a.edge_padding_low[d], hi = a.edge_padding_high[d];
+    if (a.interior_padding[d] != 0 || lo < 0 || hi < 0) return std::nullopt;
+    if (lo == 0 && hi == 0) continue;
+    if (s.dim >= 0) return std::nullopt;
+    s.dim = static_cast<int64_t>(d);
+    s.lo = lo;
+  }
+  if (s.dim < 0) return std::nullopt;
+  s.size = b.type(s.x).shape[static_cast<size_t>(s.dim)];
+  return s;
+}
+
+// The zero pads the add tree at `v` sums (through adds), at most 64; false when another value is
+// summed too.
+bool summed_pads(const Builder& b, ValueRef v, std::vector<PadSpan>& out) {
+  if (auto s = pad_span(b, v)) {
+    out.push_back(*s);
+    return out.size() <= 64;
+  }
+  const Node& a = b.node(v.node);
+  return a.op == OpCode::add && summed_pads(b, a.operands[0], out) &&
+         summed_pads(b, a.operands[1], out);
+}
+
+// A sum of zero pads whose operands tile one dim side by side, in any order of the adds, is
+// pad(concatenate(the operands in place order)), the concatenation itself when it covers the
+// whole dim: the VJP of several slices of one value (narrows, a split) is their cotangents
+// concatenated, not each padded to the whole value and summed. (Bit for bit but for the sign of
+// a zero: -0 + 0 is +0.)
+std::optional<ValueRef> sum_of_pads(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
+  std::vector<PadSpan> spans;
+  if (!summed_pads(b, ops[0], spans) || !summed_pads(b, ops[1], spans)) return std::nullopt;
+  std::sort(spans.begin(), spans.end(),
+            [](const PadSpan& x, const PadSpan& y) { return x.lo < y.lo; });
+  const int64_t dim = spans[0].dim;
+  for (size_t k = 1; k < spans.size(); ++k) {
+    if (spans[k].dim != dim || spans[k - 1].lo + spans[k - 1].size != spans[k].lo)
+      return std::nullopt;
+  }
+  std::vector<ValueRef> parts;
+  int64_t size = 0;
+  for (const PadSpan& sp : spans) {  // a concatenation along dim is flattened into this one
+    size += sp.size;
+    const Node& c = b.node(sp.x.node);
+    if (c.op == OpCode::concatenate && c.attr<ConcatenateAttrs>().dimension == dim)
+      parts.insert(parts.end(), c.operands.begin(), c.operands.end());
+    else
+      parts.push_back(sp.x);
+  }
+  ValueRef cat = b.add(OpCode::concatenate, std::move(parts), ConcatenateAttrs{dim}, n.debug);
+  const auto d = static_cast<size_t>(dim);
+  const size_t rank = n.outputs[0].shape.rank();
+  PadAttrs p{IntList(rank, 0), IntList(rank, 0), IntList(rank, 0)};
+  p.edge_padding_low[d] = spans[0].lo;
+  p.edge_padding_high[d] = n.outputs[0].shape[d] - spans[0].lo - size;
+  if (p.edge_padding_low[d] == 0 && p.edge_padding_high[d] == 0) return cat;
+  return b.add(OpCode::pad, {cat, spans[0].zero}, std::move(p), n.debug);
+}
+
 std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
   DotGeneralAttrs at = n.attr<DotGeneralAttrs>();
   auto lhs = fold_transpose(b, ops[0], at.lhs_batch, at.lhs_contracting);
@@ -84,6 +158,9 @@ std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::ve
       return fold_view(b, n, ops[0]);
     case OpCode::dot_general:
       return dot(b, n, ops);
+    case OpCode::add:
+      if (sole_reader[0] && sole_reader[1]) return sum_of_pads(b, n, ops);
+      return std::nullopt;
     default:
       return std::nullopt;
   }

@@ -1,5 +1,6 @@
 // Internal: the layout rewrites of simplify (transpose, reshape, broadcast_in_dim chains and
-// dot_general of a transposed operand, a transposed dot_general).
+// dot_general of a transposed operand, a transposed dot_general, a sum of zero-padded values
+// side by side as their concatenation).
 #pragma once
 #include <optional>
 #include <vector>

@@ -14,8 +14,8 @@
 //     forward(full).backward();            // all_gather's VJP: the shards get summed gradients
 //     shards.scale_gradients(1.0 / N);  opt.step();
 //   FSDP layer by layer: each layer gathers its own parameters inside its call
-//     h = layer_fn(gather_shard(shard_k, shape_k)..., h);   // under assume_pure with
-//     regather_policy(...): the backward gathers again instead of keeping the full parameters
+//     h = layer(gather_shards(layer_shards, layer_shapes), h);   // one all_gather; under
+//     assume_pure with regather_policy(...) the backward gathers again instead of keeping them
 //
 // In a world of one the shards are the parameters' values, flattened. docs/DISTRIBUTED.md.
 #pragma once
@@ -78,7 +78,6 @@ class ParameterShards {
   std::vector<std::vector<size_t>> buckets(bool reverse) const;
   std::vector<std::vector<size_t>> buckets(const std::vector<size_t>& which) const;
   Tensor padded_rows(size_t i, const Tensor& full) const;  // [N, shard]: full, flat and padded
-  Tensor unpad(size_t i, const Tensor& rows) const;        // [N, shard] -> the full shape
 
   Named shards_;
   std::vector<Shape> shapes_;
@@ -91,9 +90,13 @@ class ParameterShards {
 // dropped. Differentiable (the VJP is a summing reduce_scatter: each rank's shard gets the sum of
 // the ranks' gradients), and usable inside assume_pure. Every rank calls it in the same order.
 Tensor gather_shard(const Tensor& shard, const Shape& full);
+// The same for several parameters as one all_gather of their shards side by side (a bucket).
+std::vector<Tensor> gather_shards(const std::vector<Tensor>& shards,
+                                  const std::vector<Shape>& full);
 
-// The remat policy of a layer that gathers its parameters inside its call (gather_shard): `base`
-// (everything_saveable when null) except that no all_gather's result is saved, so the backward
+// The remat policy of a layer that gathers its parameters inside its call (gather_shards): `base`
+// (everything_saveable when null) except that no all_gather's result, nor a part of one (its
+// slices, reshapes, transposes, converts), is saved, so the backward
 // gathers the parameters again and the forward keeps only the shards (PyTorch FSDP's
 // reshard_after_forward; JAX's FSDP under checkpoint). Named "regather(<base's name>)". A
 // memory_budget is returned as it is: its cut weighs a gather like any other recomputation.
