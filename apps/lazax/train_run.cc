@@ -276,8 +276,15 @@ int train(const TrainOptions& options) {
     std::printf("ranks: %d, --shard %s\n", ranks, nn::shard_mode_name(shard));
   if (o.print_residuals) {
     std::printf("each layer's backward keeps (--remat %s):\n", o.remat.c_str());
-    for (const std::string& line : model.block_saved_residuals(zeros({c.batch, c.seq, c.dim})))
-      std::printf("  %s\n", line.c_str());
+    const Tensor h = zeros({c.batch, c.seq, c.dim});
+    std::vector<std::string> lines = sharding.block_saved_residuals(h);
+    if (lines.empty()) {
+      lines = model.block_saved_residuals(h);
+    } else {
+      std::printf("  (--shard full: the layer gathers its parameters, arguments 0[k], under %s)\n",
+                  nn::regather_policy(model.remat().get()).name.c_str());
+    }
+    for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
   }
   std::fflush(stdout);
 

@@ -93,6 +93,11 @@ void TrainSharding::gather_in_layers(nn::LayerMode layers) {
     opts.remat = std::make_shared<const RematPolicy>(nn::regather_policy(model_.remat().get()));
     auto pure = std::make_shared<PureFunction<GatheredBlock>>(assume_pure(block, opts));
     run = [pure](const std::vector<Tensor>& shards, const Tensor& h) { return (*pure)(shards, h); };
+    residuals_ = [this, pure](const Tensor& h) {
+      std::vector<Tensor> shards;
+      for (size_t i : layer_params_.at(0)) shards.push_back(shards_->shards()[i].second);
+      return saved_residuals(*pure, shards, h);
+    };
   }
   layer_fn_ = [this, run](size_t layer, const Tensor& h, nn::LayerMode) {
     std::vector<Tensor> shards;
@@ -209,6 +214,10 @@ optim::OptimizerState TrainSharding::full_state(const optim::Optimizer& opt) con
   }
   lazax::sync();
   return s;
+}
+
+std::vector<std::string> TrainSharding::block_saved_residuals(const Tensor& h) const {
+  return residuals_ ? residuals_(h) : std::vector<std::string>{};
 }
 
 int64_t TrainSharding::state_bytes(const optim::Optimizer& opt) const {

@@ -3,6 +3,7 @@
 // (optimizer: ZeRO-1/2), or the parameters too (full: FSDP). docs/DISTRIBUTED.md.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ class TrainSharding {
   // rank calls it; synced). The model stays bound (bind()) until release().
   optim::NamedTensors full_weights();
   optim::OptimizerState full_state(const optim::Optimizer& opt) const;
+  // With full under --mode assume_pure: what each gathering layer's backward keeps for
+  // activations shaped like `h` (print_saved_residuals' lines; the arguments are the layer's
+  // shards, 0[k], and h, 1). Empty otherwise: the model's own blocks run.
+  std::vector<std::string> block_saved_residuals(const Tensor& h) const;
   // The bytes of parameters, gradients and optimizer state this rank holds now.
   int64_t state_bytes(const optim::Optimizer& opt) const;
 
@@ -68,6 +73,7 @@ class TrainSharding {
   std::vector<std::vector<size_t>> layer_params_;
   std::vector<size_t> outer_params_;
   nn::Llama::LayerFn layer_fn_;  // set into the model by bind()
+  std::function<std::vector<std::string>(const Tensor& h)> residuals_;  // assume_pure's
 
   nn::ShardMode mode_;
   nn::Llama& model_;

@@ -250,6 +250,11 @@ check("train --print-residuals", T + C + ["--mode", "assume_pure", "--remat", "d
       "--print-residuals", "--steps", "1"], 0, "each layer's backward keeps (--remat dots_saveable)",
       "from the argument 0.attention.wq.weight", "output of dot_general from ",
       stream="stdout")
+# --shard full under assume_pure: the gathering layer keeps its shards (0[k]), not the gathered
+# parameters (regather_policy: its backward gathers them again).
+check("train --print-residuals --shard full", T + C + ["--mode", "assume_pure", "--shard", "full",
+      "--print-residuals", "--steps", "1"], 0, "under regather(everything_saveable)",
+      "f32[256] from the argument 0[1]", "output of dot_general from ", stream="stdout")
 check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
 check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")
 np.save(path("b_rank2.npy"), np.zeros((2, 9), np.int64))
