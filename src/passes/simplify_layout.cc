@@ -91,16 +91,18 @@ std::optional<PadSpan> pad_span(const Builder& b, ValueRef v) {
   return s;
 }
 
-// The zero pads the add tree at `v` sums (through adds), at most 64; false when another value is
-// summed too.
-bool summed_pads(const Builder& b, ValueRef v, std::vector<PadSpan>& out) {
+// The zero pads the add tree at `v` sums (through adds); false when another value is summed too
+// or the tree has more than `visits` nodes (so that each add of a long chain of sums looks at a
+// bounded part of it, not the whole chain: simplify stays linear).
+bool summed_pads(const Builder& b, ValueRef v, std::vector<PadSpan>& out, int& visits) {
+  if (--visits < 0) return false;
   if (auto s = pad_span(b, v)) {
     out.push_back(*s);
-    return out.size() <= 64;
+    return true;
   }
   const Node& a = b.node(v.node);
-  return a.op == OpCode::add && summed_pads(b, a.operands[0], out) &&
-         summed_pads(b, a.operands[1], out);
+  return a.op == OpCode::add && summed_pads(b, a.operands[0], out, visits) &&
+         summed_pads(b, a.operands[1], out, visits);
 }
 
 // A sum of zero pads whose operands tile one dim side by side, in any order of the adds, is
@@ -110,7 +112,9 @@ bool summed_pads(const Builder& b, ValueRef v, std::vector<PadSpan>& out) {
 // a zero: -0 + 0 is +0.)
 std::optional<ValueRef> sum_of_pads(Builder& b, const Node& n, const std::vector<ValueRef>& ops) {
   std::vector<PadSpan> spans;
-  if (!summed_pads(b, ops[0], spans) || !summed_pads(b, ops[1], spans)) return std::nullopt;
+  int visits = 128;
+  if (!summed_pads(b, ops[0], spans, visits) || !summed_pads(b, ops[1], spans, visits))
+    return std::nullopt;
   std::sort(spans.begin(), spans.end(),
             [](const PadSpan& x, const PadSpan& y) { return x.lo < y.lo; });
   const int64_t dim = spans[0].dim;
