@@ -165,74 +165,70 @@ func @main(%x: f32[6,3], %y: f32[6,4]) -> (f32[4,3], f32[3,4]) {
 // A pad node's line: `out` = x padded with `zero` by lo and hi on each dim (no interior padding).
 std::string pad(const char* out, const char* x, const char* zero, const char* lo, const char* hi,
                 const char* type) {
-  return std::string("\n  ") + out + " = pad(" + x + ", " + zero + ") {edge_padding_low=" + lo +
+  return std::string("  ") + out + " = pad(" + x + ", " + zero + ") {edge_padding_low=" + lo +
          ", edge_padding_high=" + hi + ", interior_padding=[0,0]} : " + type;
+}
+
+// A program's text from its lines.
+FunctionPtr simplified_lines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  return simplified(text.c_str());
 }
 
 // The VJP of three slices of one value along dim 1 (narrow's pads summed, in the tape's reverse
 // order) is their concatenation; a sum of pads that leaves a gap, pads along two dims, a
 // nonzero padding value or a pad with another reader stay.
 TEST(Simplify, ASumOfPadsSideBySideIsTheirConcatenation) {
-  FunctionPtr g = simplified(std::string(R"(
-func @main(%a: f32[2,1], %b: f32[2,2], %c: f32[2,3]) -> (f32[2,6]) {
-  %0 = constant() {value=f32[] [0]} : f32[]
-)" + pad("%1", "%c", "%0", "[0,3]", "[0,0]", "f32[2,6]") +
-                                         R"(
-)" + pad("%2", "%b", "%0", "[0,1]", "[0,3]", "f32[2,6]") +
-                                         R"(
-  %3 = add(%1, %2) : f32[2,6]
-)" + pad("%4", "%a", "%0", "[0,0]", "[0,5]", "f32[2,6]") +
-                                         R"(
-  %5 = add(%3, %4) : f32[2,6]
-  return %5
-})")
-                                 .c_str());
+  const std::string zero = "  %0 = constant() {value=f32[] [0]} : f32[]";
+  FunctionPtr g = simplified_lines({
+      "func @main(%a: f32[2,1], %b: f32[2,2], %c: f32[2,3]) -> (f32[2,6]) {",
+      zero,
+      pad("%1", "%c", "%0", "[0,3]", "[0,0]", "f32[2,6]"),
+      pad("%2", "%b", "%0", "[0,1]", "[0,3]", "f32[2,6]"),
+      "  %3 = add(%1, %2) : f32[2,6]",
+      pad("%4", "%a", "%0", "[0,0]", "[0,5]", "f32[2,6]"),
+      "  %5 = add(%3, %4) : f32[2,6]",
+      "  return %5",
+      "}",
+  });
   EXPECT_EQ(count(*g, OpCode::pad), 0) << print_program(*g);
   EXPECT_EQ(count(*g, OpCode::add), 0) << print_program(*g);
   ASSERT_EQ(count(*g, OpCode::concatenate), 1) << print_program(*g);
   EXPECT_EQ(g->node(g->results()[0].node).operands.size(), 3u) << print_program(*g);
 
-  FunctionPtr part = simplified(std::string(R"(
-func @main(%a: f32[2,1], %b: f32[2,2]) -> (f32[2,6]) {
-  %0 = constant() {value=f32[] [0]} : f32[]
-)" + pad("%1", "%a", "%0", "[0,1]", "[0,4]", "f32[2,6]") +
-                                            R"(
-)" + pad("%2", "%b", "%0", "[0,2]", "[0,2]", "f32[2,6]") +
-                                            R"(
-  %3 = add(%2, %1) : f32[2,6]
-  return %3
-})")
-                                    .c_str());
+  FunctionPtr part = simplified_lines({
+      "func @main(%a: f32[2,1], %b: f32[2,2]) -> (f32[2,6]) {",
+      zero,
+      pad("%1", "%a", "%0", "[0,1]", "[0,4]", "f32[2,6]"),
+      pad("%2", "%b", "%0", "[0,2]", "[0,2]", "f32[2,6]"),
+      "  %3 = add(%2, %1) : f32[2,6]",
+      "  return %3",
+      "}",
+  });
   EXPECT_EQ(count(*part, OpCode::add), 0) << print_program(*part);
   EXPECT_EQ(count(*part, OpCode::pad), 1)
       << "one pad of the concatenation: " << print_program(*part);
 
-  FunctionPtr kept = simplified(std::string(R"(
-func @main(%a: f32[2,1], %b: f32[1,2], %c: f32[2,2])
-    -> (f32[2,4], f32[2,4], f32[2,4], f32[2,4]) {
-  %0 = constant() {value=f32[] [0]} : f32[]
-  %1 = constant() {value=f32[] [1]} : f32[]
-)" + pad("%2", "%a", "%0", "[0,0]", "[0,3]", "f32[2,4]") +
-                                            R"(
-)" + pad("%3", "%a", "%0", "[0,2]", "[0,1]", "f32[2,4]") +
-                                            R"(
-  %4 = add(%2, %3) : f32[2,4]
-)" + pad("%5", "%b", "%0", "[1,1]", "[0,1]", "f32[2,4]") +
-                                            R"(
-)" + pad("%6", "%a", "%0", "[0,0]", "[0,3]", "f32[2,4]") +
-                                            R"(
-  %7 = add(%6, %5) : f32[2,4]
-)" + pad("%8", "%c", "%1", "[0,2]", "[0,0]", "f32[2,4]") +
-                                            R"(
-)" + pad("%9", "%c", "%0", "[0,0]", "[0,2]", "f32[2,4]") +
-                                            R"(
-  %10 = add(%9, %8) : f32[2,4]
-)" + pad("%11", "%c", "%0", "[0,2]", "[0,0]", "f32[2,4]") +
-                                            R"(
-  %12 = add(%9, %11) : f32[2,4]
-  return %4, %7, %10, %12
-})")
-                                    .c_str());
+  FunctionPtr kept = simplified_lines({
+      "func @main(%a: f32[2,1], %b: f32[1,2], %c: f32[2,2])",
+      "    -> (f32[2,4], f32[2,4], f32[2,4], f32[2,4]) {",
+      zero,
+      "  %1 = constant() {value=f32[] [1]} : f32[]",
+      pad("%2", "%a", "%0", "[0,0]", "[0,3]", "f32[2,4]"),  // a gap between %2 and %3
+      pad("%3", "%a", "%0", "[0,2]", "[0,1]", "f32[2,4]"),
+      "  %4 = add(%2, %3) : f32[2,4]",
+      pad("%5", "%b", "%0", "[1,1]", "[0,1]", "f32[2,4]"),  // padded along two dims
+      pad("%6", "%a", "%0", "[0,0]", "[0,3]", "f32[2,4]"),
+      "  %7 = add(%6, %5) : f32[2,4]",
+      pad("%8", "%c", "%1", "[0,2]", "[0,0]", "f32[2,4]"),  // padded with ones
+      pad("%9", "%c", "%0", "[0,0]", "[0,2]", "f32[2,4]"),
+      "  %10 = add(%9, %8) : f32[2,4]",
+      pad("%11", "%c", "%0", "[0,2]", "[0,0]", "f32[2,4]"),
+      "  %12 = add(%9, %11) : f32[2,4]",  // %9 has another reader
+      "  return %4, %7, %10, %12",
+      "}",
+  });
   EXPECT_EQ(count(*kept, OpCode::add), 4) << print_program(*kept);
 }
 
