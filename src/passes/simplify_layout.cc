@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "lazax/core/dtype.h"
 #include "lazax/ir/layout_fold.h"
 
 namespace lazax::passes::detail {
@@ -150,6 +151,19 @@ std::optional<ValueRef> dot(Builder& b, const Node& n, const std::vector<ValueRe
   return b.add(OpCode::dot_general, {lhs.value_or(ops[0]), rhs.value_or(ops[1])}, at, n.debug);
 }
 
+// convert(transpose(x)) to a narrower dtype is transpose(convert(x)): the transpose then moves
+// the narrow values, and a dot_general reading it folds it away (Autocast's bf16 W^T).
+std::optional<ValueRef> narrowing_convert(Builder& b, const Node& n, ValueRef x, bool sole) {
+  const Node& t = b.node(x.node);
+  const DType to = n.attr<ConvertAttrs>().dtype;
+  if (t.op != OpCode::transpose || !sole || dtype_size(to) >= dtype_size(b.type(x).dtype))
+    return std::nullopt;
+  Attrs permutation = t.attrs;  // b.add may move the nodes: copy what is read after it
+  const auto debug = t.debug;
+  ValueRef c = b.add(OpCode::convert, {t.operands[0]}, n.attrs, n.debug);
+  return b.add(OpCode::transpose, {c}, std::move(permutation), debug);
+}
+
 }  // namespace
 
 std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::vector<ValueRef>& ops,
@@ -162,6 +176,8 @@ std::optional<ValueRef> simplify_layout(Builder& b, const Node& n, const std::ve
       return fold_view(b, n, ops[0]);
     case OpCode::dot_general:
       return dot(b, n, ops);
+    case OpCode::convert:
+      return narrowing_convert(b, n, ops[0], sole_reader[0]);
     case OpCode::add:
       if (sole_reader[0] && sole_reader[1]) return sum_of_pads(b, n, ops);
       return std::nullopt;

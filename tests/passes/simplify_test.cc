@@ -102,6 +102,29 @@ func @main(%x: f32[2,3,4], %y: f32[3])
   EXPECT_EQ(add.operands[1], (ValueRef{0, 0})) << "reshape back to x's shape is x";
 }
 
+TEST(Simplify, ANarrowingConvertMovesBeforeATranspose) {
+  FunctionPtr g = simplified(R"(
+func @main(%w: f32[3,4], %v: f32[3,4], %b: bf16[3,4])
+    -> (bf16[4,3], bf16[4,3], f32[4,3], f32[4,3]) {
+  %0 = transpose(%w) {permutation=[1, 0]} : f32[4,3]
+  %1 = convert(%0) {dtype=bf16} : bf16[4,3]
+  %2 = transpose(%v) {permutation=[1, 0]} : f32[4,3]
+  %3 = convert(%2) {dtype=bf16} : bf16[4,3]
+  %4 = transpose(%b) {permutation=[1, 0]} : bf16[4,3]
+  %5 = convert(%4) {dtype=f32} : f32[4,3]
+  return %1, %3, %2, %5
+})");
+  const Node& moved = g->node(g->results()[0].node);
+  ASSERT_EQ(moved.op, OpCode::transpose) << print_program(*g);
+  const Node& narrowed = g->node(moved.operands[0].node);
+  EXPECT_EQ(narrowed.op, OpCode::convert) << print_program(*g);
+  EXPECT_EQ(narrowed.operands[0], (ValueRef{0, 0})) << "the convert reads w itself";
+  EXPECT_EQ(g->node(g->results()[1].node).op, OpCode::convert)
+      << "a transpose with another reader stays before its convert: " << print_program(*g);
+  EXPECT_EQ(g->node(g->results()[3].node).op, OpCode::convert)
+      << "a widening convert stays after its transpose: " << print_program(*g);
+}
+
 TEST(Simplify, DotGeneralAbsorbsTransposes) {
   FunctionPtr g = simplified(R"(
 func @main(%a: f32[3,2], %b: f32[4,3], %c: f32[2,4,3], %d: f32[2,3,5]) -> (f32[2,4], f32[2,4,5]) {
