@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "lazax/api/autocast.h"
 #include "lazax/api/tensor_impl.h"
 
 namespace lazax {
@@ -80,7 +81,10 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& targets) {
   if (logits.dim() != 2 || targets.dim() != 1 || targets.size(0) != logits.size(0))
     throw ShapeError("[cross_entropy] expects logits [N, C] and targets [N], got " + ctx());
   const int64_t n = logits.size(0), c = logits.size(1);
-  Tensor lsm = log_softmax(logits, 1);
+  // Under Autocast, as PyTorch's (cross_entropy is on its fp32 list): bf16/f16 logits run in f32.
+  const bool widen = autocast_dtype() != DType::f32 &&
+                     (logits.dtype() == DType::bf16 || logits.dtype() == DType::f16);
+  Tensor lsm = log_softmax(widen ? logits.to(DType::f32) : logits, 1);
   // One-hot pick of each row's target entry; `where` (not a product with the mask) keeps
   // -inf log-probabilities of other classes from turning into NaN.
   Tensor classes = record_op(OpCode::iota, {}, IotaAttrs{DType::i64, Shape{n, c}, 1});

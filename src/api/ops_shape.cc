@@ -299,6 +299,14 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   if (a.dim() == 0 || b.dim() == 0)
     throw_shape("matmul", "both operands need at least one dimension, got " + ctx() +
                               "; use mul for scalars");
+  // Under Autocast(bf16), as PyTorch's autocast (matmul is on its lower-precision list): f32
+  // operands, or one f32 and one of the autocast dtype, multiply in that dtype (oneDNN: f32
+  // accumulation) and the result stays in it; ops after it promote (bf16 + f32 is f32).
+  if (const DType c = autocast_dtype(); c != DType::f32) {
+    const bool f32_a = a.dtype() == DType::f32, f32_b = b.dtype() == DType::f32;
+    if ((f32_a || f32_b) && (f32_a || a.dtype() == c) && (f32_b || b.dtype() == c))
+      return matmul(f32_a ? a.to(c) : a, f32_b ? b.to(c) : b);
+  }
   // As PyTorch ("expected m1 and m2 to have the same dtype"): no promotion between operands.
   if (a.dtype() != b.dtype()) {
     throw DTypeError("[matmul] expects operands of the same dtype, got " + ctx() +
@@ -308,9 +316,6 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   const DType t = a.dtype();
   if (t == DType::boolean)
     throw DTypeError("[matmul] does not accept bool operands, got " + ctx() + "; convert first");
-  // Under Autocast(bf16): f32 operands multiply in bf16 (f32 accumulation), the result is f32.
-  if (const DType c = autocast_dtype(); t == DType::f32 && c != DType::f32)
-    return matmul(a.to(c), b.to(c)).to(DType::f32);
   // 1-D operands act as matrices [1, k] and [k, 1]; that extra dim is removed from the result.
   std::vector<int64_t> xs = a.sizes(), ys = b.sizes();
   if (a.dim() == 1) xs.insert(xs.begin(), 1);

@@ -41,7 +41,10 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias) {
 Tensor Linear::forward(const Tensor& x) const {
   check_last_dim("Linear", x, weight.size(1));
   Tensor y = matmul(x, weight.t());
-  return bias.defined() ? y + bias : y;
+  if (!bias.defined()) return y;
+  // Under Autocast the bias joins the product's dtype, as PyTorch's autocast linear casts it.
+  const bool cast = autocast_dtype() != DType::f32 && bias.dtype() == DType::f32;
+  return y + (cast ? bias.to(autocast_dtype()) : bias);
 }
 
 void Linear::visit(ModuleVisitor& v) {

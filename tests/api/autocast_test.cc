@@ -1,6 +1,6 @@
 // Autocast(bf16) (lazax/api/autocast.h): matmul of f32 operands multiplies in bf16 and returns
-// f32; other ops stay as written; gradients of f32 parameters come back f32; the scope restores
-// the previous setting.
+// bf16; cross_entropy runs in f32; other ops stay as written, with promotion; gradients of f32
+// parameters come back f32; the scope restores the previous setting.
 #include "lazax/api/autocast.h"
 
 #include "api_test_util.h"
@@ -21,34 +21,61 @@ Tensor ramp(int64_t n, int64_t m, double scale) {
   return from_vector<float>(v, {n, m});
 }
 
-TEST(Autocast, MatmulRunsInBf16AndReturnsF32) {
+TEST(Autocast, MatmulRunsInBf16AndStaysBf16) {
   Tensor a = ramp(6, 40, 1.3), b = ramp(40, 5, 0.7);
   const std::vector<double> f32 = matmul(a, b).to_vector<double>();
   std::vector<double> ac;
   {
     Autocast scope(DType::bf16);
     EXPECT_EQ(autocast_dtype(), DType::bf16);
-    ac = values(matmul(a, b), DType::f32, {6, 5});
+    ac = values(matmul(a, b), DType::bf16, {6, 5});
   }
   EXPECT_EQ(autocast_dtype(), DType::f32);
-  // Exactly the bf16 product, converted (cpu: the convert folds into the dot, unrounded).
-  const std::vector<double> by_hand =
-      matmul(a.to(DType::bf16), b.to(DType::bf16)).to(DType::f32).to_vector<double>();
-  expect_near(ac, by_hand, 0x1p-8);
+  // Exactly the bf16 product of the converted operands: the same program written by hand.
+  EXPECT_EQ(ac, matmul(a.to(DType::bf16), b.to(DType::bf16)).to_vector<double>());
   expect_near(ac, f32, 3e-2);
   bool differs = false;
   for (size_t i = 0; i < f32.size(); ++i) differs = differs || ac[i] != f32[i];
   EXPECT_TRUE(differs) << "autocast's matmul should not be the f32 one";
 }
 
-TEST(Autocast, OtherOpsStayF32) {
+TEST(Autocast, OneF32AndOneBf16OperandMultiplyInBf16) {
+  Tensor a = ramp(6, 40, 1.3), b = ramp(40, 5, 0.7).to(DType::bf16);
+  // Outside a scope, as PyTorch: no promotion between matmul's operands.
+  expect_error<DTypeError>([&] { (void)matmul(a, b); }, {"[matmul]", "same dtype", "bf16"});
+  Autocast scope(DType::bf16);
+  EXPECT_EQ(values(matmul(a, b), DType::bf16, {6, 5}),
+            matmul(a.to(DType::bf16), b).to_vector<double>());
+  EXPECT_EQ(values(matmul(b.t(), a.t()), DType::bf16, {5, 6}),
+            matmul(b.t(), a.t().to(DType::bf16)).to_vector<double>());
+  // f64 is not an autocast dtype: it runs as written, and mixing it with bf16 stays an error.
+  EXPECT_EQ(matmul(a.to(DType::f64), a.t().to(DType::f64)).dtype(), DType::f64);
+  expect_error<DTypeError>([&] { (void)matmul(a.to(DType::f64), b); }, {"[matmul]", "f64"});
+}
+
+TEST(Autocast, OtherOpsRunAsWrittenWithPromotion) {
   Tensor a = ramp(4, 8, 1.0), b = ramp(8, 3, 1.0);
   Autocast scope(DType::bf16);
-  Tensor y = softmax(matmul(a, b), -1);
-  EXPECT_EQ(y.dtype(), DType::f32);
-  EXPECT_EQ((y * 2.0).exp().log().sum().dtype(), DType::f32);
+  Tensor y = matmul(a, b);
+  // As PyTorch's CPU autocast: softmax, exp and log of a bf16 product stay bf16 ...
+  EXPECT_EQ(softmax(y, -1).dtype(), DType::bf16);
+  EXPECT_EQ((y * 2.0).exp().log().sum().dtype(), DType::bf16);
+  // ... and an f32 operand promotes (a residual stream that starts f32 stays f32).
+  EXPECT_EQ((ramp(4, 3, 1.0) + y).dtype(), DType::f32);
   // bf16 operands are left as they are.
   EXPECT_EQ(matmul(a.to(DType::bf16), b.to(DType::bf16)).dtype(), DType::bf16);
+}
+
+TEST(Autocast, CrossEntropyRunsInF32) {
+  Tensor logits = ramp(5, 7, 2.0).to(DType::bf16);
+  Tensor targets = from_vector<int64_t>({0, 6, 3, 3, 1}, {5});
+  const double want = cross_entropy(logits.to(DType::f32), targets).item();
+  // Outside a scope a bf16 loss stays bf16 (rounded); inside, it is the f32 loss of the logits.
+  EXPECT_EQ(cross_entropy(logits, targets).dtype(), DType::bf16);
+  Autocast scope(DType::bf16);
+  Tensor loss = cross_entropy(logits, targets);
+  EXPECT_EQ(loss.dtype(), DType::f32);
+  EXPECT_EQ(loss.item(), want);
 }
 
 TEST(Autocast, GradientsOfF32ParametersAreF32) {

@@ -178,6 +178,9 @@ TEST(NnPolicy, InsideAPolicyAutocastIsOff) {
   }
   EXPECT_TRUE(differ(ac, plain));
   EXPECT_EQ(values(pol), values(plain));
+  // Autocast's Linear casts its bias too (PyTorch's autocast linear): all of it is bf16.
+  EXPECT_EQ(ac.dtype(), kBf16);
+  EXPECT_EQ(values(ac), values(matmul(x.to(kBf16), lin.weight.to(kBf16).t()) + lin.bias.to(kBf16)));
 }
 
 }  // namespace
