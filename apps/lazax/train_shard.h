@@ -17,9 +17,9 @@ namespace lazax::cli {
 class TrainSharding {
  public:
   // Made after the model (and --init, set_remat, the precision) and before the optimizer, which
-  // optimizes params(). With full and `layers` lazy or assume_pure, each decoder layer gathers
-  // its own parameters inside its call (FSDP layer by layer); with scan, the step gathers them
-  // all at its start.
+  // optimizes params(). With full, each decoder layer gathers its own parameters inside its
+  // call (FSDP layer by layer), or with `layers` scan inside the scan's body (its xs are the
+  // layers' shards, stacked).
   TrainSharding(nn::ShardMode mode, nn::Llama& model, int64_t bucket_bytes,
                 nn::LayerMode layers = nn::LayerMode::lazy);
   ~TrainSharding();
@@ -39,8 +39,8 @@ class TrainSharding {
   // grad mode is on); release() drops them again. No-ops for none and optimizer. Layer by layer
   // (see the constructor), the step binds the parameters outside the layers only, and the
   // layers gather theirs when they run: after bind(), the backward of a layer under
-  // --mode assume_pure gathers its parameters again (nn::regather_policy) instead of keeping
-  // them, and reduce_scatters their gradients as it finishes the layer.
+  // --mode assume_pure or scan gathers its parameters again (nn::regather_policy) instead of
+  // keeping them, and reduce_scatters their gradients as it finishes the layer.
   void bind();
   void release();
   // full: every parameter gathered, without grad, run on every rank (collective): for
@@ -72,7 +72,7 @@ class TrainSharding {
   // full, layer by layer: each layer's parameter indices, and those of no layer.
   std::vector<std::vector<size_t>> layer_params_;
   std::vector<size_t> outer_params_;
-  nn::Llama::LayerFn layer_fn_;  // set into the model by bind()
+  nn::Llama::LayersFn layers_fn_;  // set into the model by bind()
   std::function<std::vector<std::string>(const Tensor& h)> residuals_;  // assume_pure's
 
   nn::ShardMode mode_;

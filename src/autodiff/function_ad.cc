@@ -218,8 +218,9 @@ void require(const Function& fn, Partition& part, ValueRef v) {
       const bool narrowing_convert =
           node.op == OpCode::convert && fn.type(node.operands[0]).bytes() > fn.type(v).bytes();
       // (Without a policy a name means nothing: the value it names is required instead, so that
-      // naming a value never adds a residual.)
-      const bool plain_name = node.op == OpCode::checkpoint_name && !part.policy;
+      // naming a value never adds a residual. A policy can ask for that too.)
+      const bool plain_name =
+          node.op == OpCode::checkpoint_name && (!part.policy || part.policy->names_transparent);
       if ((!has_flag(node.op, kView) && !plain_name) || narrowing_convert) {
         if (part.policy && !part.policy->saveable(fn, node)) {
           part.recomputed[static_cast<size_t>(v.node)] = 1;
@@ -519,7 +520,9 @@ void offload_residuals(VjpPrograms& p) {
 
 const VjpPrograms& vjp_programs(const FunctionPtr& f, const std::vector<bool>& wrt,
                                 const RematPolicy* policy, bool prevent_cse) {
-  VjpKey key{f->hash(), wrt, policy ? policy->name : std::string(), policy && prevent_cse};
+  std::string policy_key;  // the policy's name, and whether names are transparent to it
+  if (policy) policy_key = policy->name + (policy->names_transparent ? "|names_transparent" : "");
+  VjpKey key{f->hash(), wrt, policy_key, policy && prevent_cse};
   {
     std::lock_guard<std::mutex> lock(g_mu);
     auto it = g_vjp_cache.find(key);

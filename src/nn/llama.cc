@@ -189,11 +189,7 @@ void Llama::set_remat(std::shared_ptr<const RematPolicy> policy) {
 }
 
 Tensor Llama::run_layers(const Tensor& h_in, LayerMode mode) const {
-  if (layer_fn_ && mode != LayerMode::scan) {
-    Tensor h = h_in;
-    for (size_t i = 0; i < layers.size(); ++i) h = layer_fn_(i, h, mode);
-    return h;
-  }
+  if (layers_fn_) return layers_fn_(h_in, mode);
   switch (mode) {
     case LayerMode::scan:
       return scan_layers(layers, h_in, remat_);

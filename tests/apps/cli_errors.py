@@ -253,7 +253,7 @@ check("train --print-residuals", T + C + ["--mode", "assume_pure", "--remat", "d
 # --shard full under assume_pure: the gathering layer keeps its shards (0[k]), not the gathered
 # parameters (regather_policy: its backward gathers them again).
 check("train --print-residuals --shard full", T + C + ["--mode", "assume_pure", "--shard", "full",
-      "--print-residuals", "--steps", "1"], 0, "under regather(everything_saveable)",
+      "--print-residuals", "--steps", "1"], 0, "under regather(default)",
       "f32[256] from the argument 0[1]", "output of dot_general from ", stream="stdout")
 check("train missing corpus", T + ["--corpus", path("nope.txt")], 1, "nope.txt does not exist")
 check("train empty corpus", T + ["--corpus", path("empty.txt")], 1, "empty.txt is empty")

@@ -105,7 +105,7 @@ TEST(Sharding, RegatherPolicyKeepsTheShardAndGathersAgainInTheBackward) {
   auto plain = assume_pure(layer, PureOptions{"layer"});
   PureOptions opts{"layer_regather"};
   opts.remat = std::make_shared<const RematPolicy>(regather_policy(nullptr));
-  EXPECT_EQ(opts.remat->name, "regather(everything_saveable)");
+  EXPECT_EQ(opts.remat->name, "regather(default)");
   auto regather = assume_pure(layer, opts);
   const std::vector<Tensor> shard = {zeros({6}), zeros({2})};
   // The gathered parameters, or their slices out of the gathered bucket.

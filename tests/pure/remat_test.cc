@@ -95,6 +95,40 @@ TEST(Remat, ThePolicyDecidesWhatTheBackwardKeeps) {
       << ::testing::PrintToString(dots);
 }
 
+// names_transparent: checkpoint_name means nothing, as without a policy, so that a policy that
+// saves anything splits as no policy does, and one that vetoes a value drops only that value.
+TEST(Remat, TransparentNamesSplitAsWithoutAPolicy) {
+  Inputs in;
+  auto transparent = [](std::string name, std::function<bool(const Node&)> keep) {
+    RematPolicy p = policies::custom(std::move(name),
+                                     [keep](const Function&, const Node& n) { return keep(n); });
+    p.names_transparent = true;
+    return p;
+  };
+  auto no_policy = assume_pure(net, PureOptions{"net_plain"});
+  const std::vector<std::string> plain = saved_residuals(no_policy, in.x, in.w1, in.w2);
+  auto all = checkpoint(net, transparent("all", [](const Node&) { return true; }));
+  EXPECT_EQ(saved_residuals(all, in.x, in.w1, in.w2), plain);
+  EXPECT_EQ(count_with(plain, "named"), 0) << ::testing::PrintToString(plain);
+  EXPECT_GT(count_with(plain, "output of tanh"), 0) << ::testing::PrintToString(plain);
+  // Without names_transparent the same predicate (and name) saves the named values as well.
+  auto named_policy =
+      checkpoint(net, policies::custom("all", [](const Function&, const Node&) { return true; }));
+  const std::vector<std::string> named = saved_residuals(named_policy, in.x, in.w1, in.w2);
+  EXPECT_GT(count_with(named, "named"), 0) << ::testing::PrintToString(named);
+  const RematPolicy no_tanh =
+      transparent("no_tanh", [](const Node& n) { return n.op != OpCode::tanh; });
+  auto f = checkpoint(net, no_tanh);
+  const std::vector<std::string> vetoed = saved_residuals(f, in.x, in.w1, in.w2);
+  EXPECT_EQ(count_with(vetoed, "output of tanh") + count_with(vetoed, "named"), 0)
+      << ::testing::PrintToString(vetoed);
+  auto want = grad(net, argnums<0, 1, 2>)(in.x, in.w1, in.w2);
+  auto got = grad([&](const Tensor& x, const Tensor& a, const Tensor& b) { return f(x, a, b); },
+                  argnums<0, 1, 2>)(in.x, in.w1, in.w2);
+  expect_near(vec(std::get<1>(got)), vec(std::get<1>(want)));
+  expect_near(vec(std::get<2>(got)), vec(std::get<2>(want)));
+}
+
 TEST(Remat, PreventCseReadsTheBackwardsInputsThroughABarrier) {
   Inputs in;
   auto with = checkpoint(net, policies::nothing_saveable(), {"with_barrier", true});

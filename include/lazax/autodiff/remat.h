@@ -37,6 +37,9 @@ struct RematPolicy {
   // memory_budget: at most this many bytes of residuals per differentiated program (>= 0), chosen
   // by the partition itself instead of `saveable`.
   int64_t budget_bytes = -1;
+  // checkpoint_name is transparent, as in the split without a policy (a named value is no more
+  // saveable than the value it names): `saveable` then only vetoes what that split would save.
+  bool names_transparent = false;
 };
 
 // JAX's policies (jax.checkpoint_policies), with its names and semantics.

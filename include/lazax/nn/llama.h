@@ -131,12 +131,12 @@ class Llama : public Module {
   }
   // The decoder layers on h [B, T, dim], run the given way.
   Tensor run_layers(const Tensor& h, LayerMode mode) const;
-  // Runs decoder layer `layer` on h in place of the layer's own call, under LayerMode lazy and
-  // assume_pure (scan stacks the layers' own parameters and ignores it). FSDP layer by layer uses
-  // it to gather each layer's parameters inside the layer's call (lazax train --shard full:
-  // apps/lazax/train_shard.cc). Null (the default): the layers run themselves.
-  using LayerFn = std::function<Tensor(size_t layer, const Tensor& h, LayerMode mode)>;
-  void set_layer_fn(LayerFn f) { layer_fn_ = std::move(f); }
+  // Runs the decoder layers on h in place of run_layers, in any LayerMode. FSDP layer by layer
+  // uses it to gather each layer's parameters inside the layer's call, or inside scan's body
+  // (lazax train --shard full: apps/lazax/train_shard.cc). Null (the default): the layers run
+  // on their own parameters.
+  using LayersFn = std::function<Tensor(const Tensor& h, LayerMode mode)>;
+  void set_layers_fn(LayersFn f) { layers_fn_ = std::move(f); }
   void visit(ModuleVisitor& v) override;
   std::string type_name() const override { return "Llama"; }
   const LlamaConfig& config() const { return config_; }
@@ -172,7 +172,7 @@ class Llama : public Module {
   std::shared_ptr<const RematPolicy> remat_;
   // Shared by copies of the model, so that the block is traced once.
   std::shared_ptr<PureFunction<RunBlock>> pure_block_;
-  LayerFn layer_fn_;
+  LayersFn layers_fn_;
 };
 
 }  // namespace lazax::nn

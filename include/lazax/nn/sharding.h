@@ -95,9 +95,9 @@ std::vector<Tensor> gather_shards(const std::vector<Tensor>& shards,
                                   const std::vector<Shape>& full);
 
 // The remat policy of a layer that gathers its parameters inside its call (gather_shards): `base`
-// (everything_saveable when null) except that no all_gather's result, nor a part of one (its
-// slices, reshapes, transposes, converts), is saved, so the backward
-// gathers the parameters again and the forward keeps only the shards (PyTorch FSDP's
+// (when null, the split without a policy: RematPolicy::names_transparent) except that no
+// all_gather's result, nor a part of one (its slices, reshapes, transposes, converts), is saved, so
+// the backward gathers the parameters again and the forward keeps only the shards (PyTorch FSDP's
 // reshard_after_forward; JAX's FSDP under checkpoint). Named "regather(<base's name>)". A
 // memory_budget is returned as it is: its cut weighs a gather like any other recomputation.
 RematPolicy regather_policy(const RematPolicy* base);

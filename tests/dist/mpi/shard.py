@@ -4,7 +4,8 @@
 checkpoint written sharded on 2 ranks resumes on 1 process, one written by 1 process resumes
 sharded on 2, and one written with --shard full resumes with --shard optimizer, each giving the
 uninterrupted run's losses. --shard full with --mode assume_pure (each layer's parameters gathered
-again in its backward) gives the same losses and moves exactly the layers' parameter bytes more. Each rank's bytes of parameters, gradients and optimizer state with
+again in its backward) and with --mode scan (gathered in the scan's body) gives the same losses and
+moves exactly the layers' parameter bytes more. Each rank's bytes of parameters, gradients and optimizer state with
 --shard full are at most 0.55x those of plain data parallel. An unknown --shard is an error.
 Usage: shard.py MPIRUN LAZAX SCRATCH_DIR"""
 import shutil
@@ -48,6 +49,16 @@ def main() -> int:
           f"(the layers' parameters: {layer_bytes}); peak RSS {pure_summary['peak_rss_mb']:.1f} "
           f"MB against {summaries['full']['peak_rss_mb']:.1f} MB: "
           f"{'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
+    ok &= abs(more - layer_bytes) < 1
+    # Under --mode scan the scan's body gathers the layer's parameters from the stacked shards,
+    # and its backward (regather_policy) gathers them again: the same losses and bytes.
+    scan, scan_summary = train(2, "full_scan", "--steps", "20", "--shard", "full", "--mode",
+                               "scan")
+    ok &= agree("--shard full --mode scan, 2 ranks vs 1 process", one, scan, list(range(1, 21)))
+    more = scan_summary["dist_bytes_per_step"] - summaries["full"]["dist_bytes_per_step"]
+    print(f"--shard full --mode scan moves {more:.0f} bytes a step more than --mode lazy "
+          f"(the layers' parameters: {layer_bytes}); peak RSS {scan_summary['peak_rss_mb']:.1f} "
+          f"MB: {'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
     ok &= abs(more - layer_bytes) < 1
     ratio = state["full"] / state["none"]
     print(f"state bytes per rank: none {state['none']}, optimizer {state['optimizer']}, "
