@@ -96,8 +96,10 @@ void TrainSharding::gather_in_layers(nn::LayerMode layers) {
     // advises for checkpoint inside scan; the barrier measured 16 MB more peak RSS per rank.)
     layers_fn_ = [this, block, regather](const Tensor& h, nn::LayerMode) {
       std::vector<Tensor> xs;
+      xs.reserve(block.shapes.size());
       for (size_t k = 0; k < block.shapes.size(); ++k) {
         std::vector<Tensor> layer_shards;
+        layer_shards.reserve(layer_params_.size());
         for (const std::vector<size_t>& l : layer_params_)
           layer_shards.push_back(shards_->shards()[l[k]].second);
         xs.push_back(stack(layer_shards, 0));
