@@ -129,12 +129,9 @@ bool gathered(const Function& f, const Node& n) {
 
 RematPolicy regather_policy(const RematPolicy* base) {
   RematPolicy p = base ? *base : policies::everything_saveable();
-  if (!p.saveable) return p;  // memory_budget: the budget's cut decides, gathers included
-  if (!base) {                // the split without a policy: names are transparent
-    p.name = "default";
-    p.names_transparent = true;
-  }
-  p.name = "regather(" + p.name + ")";
+  if (!p.saveable) return p;    // memory_budget: the budget's cut decides, gathers included
+  p.names_transparent = !base;  // none: the split without a policy, whose names are transparent
+  p.name = "regather(" + (base ? p.name : std::string("default")) + ")";
   p.saveable = [keep = p.saveable](const Function& f, const Node& n) {
     return !gathered(f, n) && keep(f, n);
   };

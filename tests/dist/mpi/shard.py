@@ -5,8 +5,9 @@ checkpoint written sharded on 2 ranks resumes on 1 process, one written by 1 pro
 sharded on 2, and one written with --shard full resumes with --shard optimizer, each giving the
 uninterrupted run's losses. --shard full with --mode assume_pure (each layer's parameters gathered
 again in its backward) and with --mode scan (gathered in the scan's body) gives the same losses and
-moves exactly the layers' parameter bytes more. Each rank's bytes of parameters, gradients and optimizer state with
---shard full are at most 0.55x those of plain data parallel. An unknown --shard is an error.
+moves exactly the layers' parameter bytes more. Each rank's bytes of parameters, gradients and
+optimizer state with --shard full are at most 0.55x those of plain data parallel. An unknown
+--shard is an error.
 Usage: shard.py MPIRUN LAZAX SCRATCH_DIR"""
 import shutil
 import sys
@@ -36,30 +37,22 @@ def main() -> int:
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process (first 2)", one, two, [1, 2])
         ok &= agree(f"--shard {mode}, 2 ranks vs 1 process", one, two, list(range(1, 21)))
     # --shard full layer by layer: each layer gathers its parameters inside its call; as
-    # assume_pure calls (regather_policy) the backward gathers each layer's parameters again
-    # instead of keeping them, so a step moves the layers' parameter bytes once more.
-    pure, pure_summary = train(2, "full_pure", "--steps", "20", "--shard", "full", "--mode",
-                               "assume_pure")
-    ok &= agree("--shard full --mode assume_pure, 2 ranks vs 1 process", one, pure,
-                list(range(1, 21)))
+    # assume_pure calls, or in scan's body, under regather_policy the backward gathers each
+    # layer's parameters again instead of keeping them, so a step moves the layers' parameter
+    # bytes once more.
     dim, hidden, layers = 256, 768, 4  # the tiny preset
     layer_bytes = layers * (4 * dim * dim + 3 * dim * hidden + 2 * dim) * 4
-    more = pure_summary["dist_bytes_per_step"] - summaries["full"]["dist_bytes_per_step"]
-    print(f"--shard full --mode assume_pure moves {more:.0f} bytes a step more than --mode lazy "
-          f"(the layers' parameters: {layer_bytes}); peak RSS {pure_summary['peak_rss_mb']:.1f} "
-          f"MB against {summaries['full']['peak_rss_mb']:.1f} MB: "
-          f"{'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
-    ok &= abs(more - layer_bytes) < 1
-    # Under --mode scan the scan's body gathers the layer's parameters from the stacked shards,
-    # and its backward (regather_policy) gathers them again: the same losses and bytes.
-    scan, scan_summary = train(2, "full_scan", "--steps", "20", "--shard", "full", "--mode",
-                               "scan")
-    ok &= agree("--shard full --mode scan, 2 ranks vs 1 process", one, scan, list(range(1, 21)))
-    more = scan_summary["dist_bytes_per_step"] - summaries["full"]["dist_bytes_per_step"]
-    print(f"--shard full --mode scan moves {more:.0f} bytes a step more than --mode lazy "
-          f"(the layers' parameters: {layer_bytes}); peak RSS {scan_summary['peak_rss_mb']:.1f} "
-          f"MB: {'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
-    ok &= abs(more - layer_bytes) < 1
+    for layer_mode in ("assume_pure", "scan"):
+        losses, summary = train(2, f"full_{layer_mode}", "--steps", "20", "--shard", "full",
+                                "--mode", layer_mode)
+        ok &= agree(f"--shard full --mode {layer_mode}, 2 ranks vs 1 process", one, losses,
+                    list(range(1, 21)))
+        more = summary["dist_bytes_per_step"] - summaries["full"]["dist_bytes_per_step"]
+        print(f"--shard full --mode {layer_mode} moves {more:.0f} bytes a step more than --mode "
+              f"lazy (the layers' parameters: {layer_bytes}); peak RSS "
+              f"{summary['peak_rss_mb']:.1f} MB against {summaries['full']['peak_rss_mb']:.1f} "
+              f"MB: {'ok' if abs(more - layer_bytes) < 1 else 'FAILED'}")
+        ok &= abs(more - layer_bytes) < 1
     ratio = state["full"] / state["none"]
     print(f"state bytes per rank: none {state['none']}, optimizer {state['optimizer']}, "
           f"full {state['full']} (full/none {ratio:.3f}, at most 0.55): "
