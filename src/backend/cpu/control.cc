@@ -56,10 +56,11 @@ void run_scan(const Step& s, Frame& frame) {
   const Program& body = *bodies(s).programs[0];
   const std::span<const TensorType> ys_types =
       std::span<const TensorType>(s.node->outputs).subspan(static_cast<size_t>(a.num_carry));
-  s.store(frame,
-          interp::run_scan_loop(a, s.operands(frame), ys_types, [&](std::vector<Literal> args) {
-            return body.run_values(std::move(args));
-          }));
+  // The rows and the stacked ys come from the pool, so each step reuses the last one's rows.
+  s.store(frame, interp::run_scan_loop(
+                     a, s.operands(frame), ys_types,
+                     [&](std::vector<Literal> args) { return body.run_values(std::move(args)); },
+                     &allocate_output));
 }
 
 // The node's bodies in the order the kernels above index them.

@@ -44,7 +44,10 @@ struct Step {
 
 // Buffers of values a run released, kept for the next allocation of the same size (in this run
 // or a later one): a step of a training loop then allocates no fresh pages, which cost more
-// than the kernels here. At most `cap` bytes are kept (the plan's peak). Thread-safe.
+// than the kernels here. At most `cap` bytes are kept (the plan's peak, which counts its bodies'
+// peaks). The bodies of control flow (call, cond, while, scan) draw from and give back to the
+// pool of the outermost Program running on the thread, so a scan's forward and backward bodies
+// and the caller reuse each other's buffers rather than each keeping its own. Thread-safe.
 class BufferPool {
  public:
   Buffer take(size_t bytes);
@@ -57,8 +60,8 @@ class BufferPool {
   int64_t held_ = 0, cap_ = 0;
 };
 
-// An uninitialized buffer of `bytes` for a kernel's output: from the pool of the Program being
-// run on this thread when it has one of that size, else newly allocated.
+// An uninitialized buffer of `bytes` for a kernel's output: from the pool of the outermost
+// Program being run on this thread when it has one of that size, else newly allocated.
 Buffer allocate_output(size_t bytes);
 // Drops `l`; its buffer goes back to that pool when nothing else holds it.
 void recycle(Literal& l);

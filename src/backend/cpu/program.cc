@@ -120,7 +120,7 @@ class Profile {
 }  // namespace
 
 namespace {
-thread_local BufferPool* t_pool = nullptr;  // the pool of the Program running on this thread
+thread_local BufferPool* t_pool = nullptr;  // the outermost running Program's pool (plan.h)
 constexpr size_t kMinPooledBytes = 4096;
 }  // namespace
 
@@ -157,7 +157,7 @@ void recycle(Literal& l) {
 
 std::vector<Literal> Program::run_values(std::vector<Literal> args) const {
   BufferPool* saved_pool = t_pool;
-  t_pool = &pool_;
+  if (!saved_pool) t_pool = &pool_;
   struct Restore {
     BufferPool* p;
     ~Restore() { t_pool = p; }
