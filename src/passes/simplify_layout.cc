@@ -38,9 +38,25 @@ std::optional<ValueRef> fold_view(Builder& b, const Node& n, ValueRef x) {
   return b.add(n.op, {a.operands[0]}, std::move(composed), n.debug);
 }
 
+// transpose(convert(y)) to a wider dtype is convert(transpose(y)): the transpose then moves the
+// narrow values, and when y is a dot_general (under Autocast, a bf16 weight gradient widened to
+// the f32 parameter's dtype) the next round folds the transpose into the GEMM (transposed_dot),
+// whose convert the cpu backend folds in turn.
+std::optional<ValueRef> widened_transpose(Builder& b, const Node& n, const Node& c) {
+  const ValueRef y = c.operands[0];
+  if (dtype_size(c.attr<ConvertAttrs>().dtype) <= dtype_size(b.type(y).dtype)) return std::nullopt;
+  Attrs convert = c.attrs;  // b.add may move the nodes: copy what is read after it
+  const auto debug = c.debug;
+  ValueRef t = b.add(OpCode::transpose, {y}, n.attrs, n.debug);
+  return b.add(OpCode::convert, {t}, std::move(convert), debug);
+}
+
 std::optional<ValueRef> transpose(Builder& b, const Node& n, ValueRef x, bool sole_reader) {
   const Node& a = b.node(x.node);
   if (a.op == OpCode::dot_general && sole_reader) return transposed_dot(b, n, a);
+  if (a.op == OpCode::convert && sole_reader) {
+    if (auto v = widened_transpose(b, n, a)) return v;
+  }
   return fold_view(b, n, x);
 }
 

@@ -173,6 +173,33 @@ func @main(%x: f32[6,3], %y: f32[6,4], %a: f32[2,3,4], %b: f32[2,4,5]) -> (f32[4
   EXPECT_EQ(d.operands[0], (ValueRef{1, 0})) << "y first";
 }
 
+// Under Autocast a weight gradient is a bf16 dot_general widened to f32, then transposed: the
+// transpose moves before the widening convert and then into the GEMM, which swaps its operands.
+TEST(Simplify, ATransposeOfAWidenedDotGeneralFoldsIntoTheGemm) {
+  FunctionPtr f = parse_program(R"(
+func @main(%x: bf16[6,3], %y: bf16[6,4], %b: bf16[3,4]) -> (f32[4,3], f32[4,3]) {
+  %0 = dot_general(%x, %y) {lhs_batch=[], rhs_batch=[],
+      lhs_contracting=[0], rhs_contracting=[0]} : bf16[3,4]
+  %1 = convert(%0) {dtype=f32} : f32[3,4]
+  %2 = transpose(%1) {permutation=[1, 0]} : f32[4,3]
+  %3 = convert(%b) {dtype=f32} : f32[3,4]
+  %4 = transpose(%3) {permutation=[1, 0]} : f32[4,3]
+  return %2, %4
+})");
+  FunctionPtr g = passes::optimize(f);
+  expect_same_results(f, g);
+  const Node& c = g->node(g->results()[0].node);
+  ASSERT_EQ(c.op, OpCode::convert) << print_program(*g);
+  const Node& d = g->node(c.operands[0].node);
+  ASSERT_EQ(d.op, OpCode::dot_general) << print_program(*g);
+  EXPECT_EQ(d.operands[0], (ValueRef{1, 0})) << "y first: " << print_program(*g);
+  const Node& w = g->node(g->results()[1].node);
+  ASSERT_EQ(w.op, OpCode::convert) << "the other widening convert moves after its transpose too";
+  EXPECT_EQ(g->node(w.operands[0].node).op, OpCode::transpose) << print_program(*g);
+  EXPECT_EQ(g->type(w.operands[0]).dtype, DType::bf16) << "the transpose moves bf16 values";
+  EXPECT_EQ(count(*g, OpCode::transpose), 1) << print_program(*g);
+}
+
 TEST(Simplify, TransposedDotGeneralReadElsewhereStays) {
   FunctionPtr g = simplified(R"(
 func @main(%x: f32[6,3], %y: f32[6,4]) -> (f32[4,3], f32[3,4]) {
