@@ -206,7 +206,12 @@ class Compiler {
   }
 
  private:
-  void build(Program& p, const FunctionPtr& fp) {
+  void build(Program& p, const FunctionPtr& given) {
+    // Fusion groups: each runs as one step at the place of its last member (grouped again when
+    // a broadcast is copied into the groups that read it).
+    std::vector<FusionGroup> groups = fuse_groups(*given);
+    FunctionPtr fp = split_shared_broadcasts(given, groups);
+    if (fp != given) groups = fuse_groups(*fp);
     const Function& f = *fp;
     p.f_ = fp;
     std::vector<int32_t> base(f.nodes().size());
@@ -222,8 +227,6 @@ class Compiler {
 
     std::vector<TensorType> in_types;
     SubCompiler sub = [this](const FunctionPtr& g) { return compile(g); };
-    // Fusion groups: each runs as one step at the place of its last member.
-    std::vector<FusionGroup> groups = fuse_groups(f);
     std::vector<int32_t> group_of(f.nodes().size(), -1);
     std::vector<int32_t> last_member(groups.size());
     for (size_t g = 0; g < groups.size(); ++g) {
