@@ -28,13 +28,54 @@ Tensor shifted(const Tensor& x, int64_t dim) {
   return x - amax(x.detach(), {dim}, /*keepdim=*/true);
 }
 
+bool is_narrow(DType t) { return t == DType::bf16 || t == DType::f16; }
+
+// softmax as primitives. bf16 and f16 inputs are computed in f32 and rounded once, at the end,
+// as PyTorch's CPU kernels accumulate them in float.
+Tensor softmax_value(const Tensor& x, int64_t dim) {
+  const bool narrow = is_narrow(x.dtype());
+  Tensor e = exp(shifted(narrow ? x.to(DType::f32) : x, dim));
+  Tensor y = e / sum(e, {dim}, /*keepdim=*/true);
+  return narrow ? y.to(x.dtype()) : y;
+}
+
+// The derivative of y = softmax(x) applied to a cotangent or a tangent d (its Jacobian,
+// diag(y) - y y^T, is symmetric): y * (d - sum(d * y)), in f32 for bf16 and f16 as the forward.
+Tensor softmax_derivative(const Tensor& y, const Tensor& d, int64_t dim) {
+  const bool narrow = is_narrow(y.dtype());
+  Tensor yw = narrow ? y.to(DType::f32) : y, dw = narrow ? d.to(DType::f32) : d;
+  Tensor r = yw * (dw - sum(dw * yw, {dim}, /*keepdim=*/true));
+  return narrow ? r.to(y.dtype()) : r;
+}
+
 }  // namespace
 
+// On the tape softmax is one entry whose rules read its output alone, as PyTorch's softmax
+// backward and JAX's custom_jvp softmax do: differentiating the primitives instead kept the
+// exponentials and the row sums for the backward too, and took a pass more. (Traced functions,
+// assume_pure's and scan's bodies, are differentiated as their primitives.)
 Tensor softmax(const Tensor& x, int64_t dim) {
   require_floating(x, "softmax");
   norm_dim(dim, x.dim(), "softmax");
-  Tensor e = exp(shifted(x, dim));
-  return e / sum(e, {dim}, /*keepdim=*/true);
+  if (!grad_enabled() || !x.requires_grad()) return softmax_value(x, dim);
+  std::vector<Tensor> outs;
+  {
+    NoGrad off;
+    outs.push_back(softmax_value(x, dim));
+  }
+  // Its own handle: an in-place op on the result rebinds the caller's, not this one.
+  Tensor kept = outs[0].detach();
+  // With grad mode on (create_graph, or forward mode under a transform), the rules recompute y
+  // from the saved input, so that what they return is differentiable again.
+  auto output = [kept, dim](std::span<const Tensor> in) {
+    return grad_enabled() ? softmax(in[0], dim) : kept;
+  };
+  auto rule = [output, dim](const std::vector<Tensor>& d,
+                            std::span<const Tensor> in) -> std::vector<Tensor> {
+    if (d.empty() || !d[0].defined()) return {Tensor()};
+    return {softmax_derivative(output(in), d[0], dim)};
+  };
+  return tape_hooks("softmax").attach_rules({x}, std::move(outs), rule, rule)[0];
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {

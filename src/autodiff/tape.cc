@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "lazax/autodiff/transforms.h"
 #include "lazax/core/chain_release.h"
 #include "lazax/trace/call_site.h"
 #include "lazax/trace/scope.h"
@@ -16,7 +17,12 @@ std::atomic<uint64_t> g_sequence{0};
 // Recording reaches the tape through the api layer's hooks (api/tensor_impl.h). They are
 // installed when this file is linked, which every program that can make a tensor require grad
 // does (Tensor::requires_grad_ is defined here).
-const TapeHooks kTapeHooks{&record_grad, &rebind_saved};
+std::vector<Tensor> attach_rules(const std::vector<Tensor>& inputs, std::vector<Tensor>&& outputs,
+                                 CompositeRule vjp, CompositeRule jvp) {
+  return detail::attach_custom_vjp(inputs, std::move(outputs), std::move(vjp), nullptr,
+                                   std::move(jvp));
+}
+const TapeHooks kTapeHooks{&record_grad, &rebind_saved, &attach_rules};
 [[maybe_unused]] const bool kTapeHooksInstalled = (install_tape_hooks(&kTapeHooks), true);
 }  // namespace
 

@@ -59,6 +59,26 @@ TEST(Softmax, StableForLargeInputs) {
   EXPECT_EQ(values(softmax(scalar_tensor(5.0), 0), DType::f32, {}), std::vector<double>{1});
 }
 
+// As PyTorch's CPU kernels: a bf16 softmax is computed in f32 and rounded once, and its
+// backward is y * (g - sum(g * y)) over the bf16 output and cotangent, in f32, rounded once.
+TEST(Softmax, Bf16RunsInF32AndRoundsOnce) {
+  std::vector<float> v = data_f(12, 7), gv = data_f(12, 8);
+  for (float& f : v) f *= 4.0F;
+  Tensor x = from_vector<float>(v, {3, 4}).to(DType::bf16);
+  Tensor g = from_vector<float>(gv, {3, 4}).to(DType::bf16);
+  EXPECT_EQ(softmax(x, 1).to_vector<double>(),
+            softmax(x.to(DType::f32), 1).to(DType::bf16).to_vector<double>());
+  Tensor xr = x.detach();
+  xr.requires_grad_(true);
+  Tensor y = softmax(xr, 1);
+  EXPECT_EQ(y.dtype(), DType::bf16);
+  (y * g).sum().backward();  // y's cotangent is g
+  Tensor yf = y.detach().to(DType::f32), gf = g.to(DType::f32);
+  Tensor want = (yf * (gf - (gf * yf).sum({1}, true))).to(DType::bf16);
+  EXPECT_EQ(xr.grad().dtype(), DType::bf16);
+  EXPECT_EQ(xr.grad().to_vector<double>(), want.to_vector<double>());
+}
+
 TEST(Softmax, Errors) {
   Tensor i = from_vector<int64_t>({1, 2}, {2});
   expect_error<DTypeError>([&] { (void)softmax(i, 0); }, {"[softmax]", "i64[2]"});

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "lazax/autodiff/pure.h"
 #include "test_util.h"
 
 using namespace lazax;
@@ -52,6 +53,33 @@ Tensor swiglu(const Tensor& x, const Tensor& w1, const Tensor& w2, const Tensor&
 TEST(CompositeGrads, Softmax) {
   expect_grads(one([](const Tensors& a) { return softmax(a[0], 1) * a[1]; }),
                {rnd({2, 4}, 1), rnd({2, 4}, 2)});
+}
+// As PyTorch's softmax backward and JAX's custom_jvp softmax: dx = y * (g - sum(g * y)) reads
+// softmax's output alone. Differentiating its primitives read the exponentials as well (exp's
+// and div's VJPs), which the tape then kept beside the output.
+TEST(CompositeGrads, SoftmaxsBackwardReadsOnlyItsOutput) {
+  Tensor w = rnd({2, 4}, 2);
+  auto loss = [&](const Tensor& v) { return (softmax(v, 1) * w).sum(); };
+  FunctionPtr f = trace([&](const Tensor& x) { return grad(loss)(x); }, rnd({2, 4}, 1));
+  int32_t exp_node = -1;
+  int readers = 0;
+  for (int32_t i = 0; i < static_cast<int32_t>(f->nodes().size()); ++i) {
+    const Node& n = f->node(i);
+    for (const ValueRef& r : n.operands) readers += exp_node >= 0 && r.node == exp_node;
+    if (n.op != OpCode::exp) continue;
+    EXPECT_EQ(exp_node, -1) << "one exp, the forward's";
+    exp_node = i;
+  }
+  ASSERT_GE(exp_node, 0);
+  EXPECT_EQ(readers, 2) << "the row sum and the division";
+  // The gradient itself, against the primitives' (whose VJPs the tape would otherwise use).
+  Tensor x = rnd({2, 4}, 1);
+  Tensor e = exp(x - x.amax({1}, true));
+  Tensor y = e / e.sum({1}, true);
+  std::vector<double> got = grad(loss)(x).to_vector<double>();
+  std::vector<double> want = (y * (w - (w * y).sum({1}, true))).to_vector<double>();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
 }
 TEST(CompositeGrads, LogSoftmax) {
   expect_grads(one([](const Tensors& a) { return log_softmax(a[0], 0); }), {rnd({3, 2}, 3)});

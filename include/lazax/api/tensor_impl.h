@@ -127,6 +127,8 @@ void cut_pending_graph_if_large();
 // The autograd tape is the autodiff layer's, which sits above this one (its VJP rules are written
 // with Tensor ops). Recording reaches it through these hooks, which that layer installs when it is
 // linked, as PyTorch's autograd registers its AutogradMeta factory with c10.
+using CompositeRule =
+    std::function<std::vector<Tensor>(const std::vector<Tensor>&, std::span<const Tensor>)>;
 struct TapeHooks {
   // Attaches a tape entry to `outputs` (grad mode is on and an input requires grad).
   void (*record)(OpCode op, const SharedAttrs& attrs, const OpInputs& inputs,
@@ -134,6 +136,13 @@ struct TapeHooks {
   // Called before an in-place op rebinds `t` while tape entries hold its handle as a saved input
   // (t.impl()->saved_by): they get a copy of the old value.
   void (*rebind_saved)(const Tensor& t);
+  // Makes `outputs`, computed from `inputs` with grad mode off, the outputs of one tape entry
+  // whose VJP and JVP are `vjp` and `jvp`: a composite's own derivative (softmax's, as JAX's
+  // custom_jvp softmax). Each rule gets the cotangents (tangents) and the inputs as the tape
+  // saved them; it returns one cotangent per input (one tangent per output), undefined for zero.
+  std::vector<Tensor> (*attach_rules)(const std::vector<Tensor>& inputs,
+                                      std::vector<Tensor>&& outputs, CompositeRule vjp,
+                                      CompositeRule jvp);
 };
 void install_tape_hooks(const TapeHooks* hooks);
 // The installed hooks (throws naming `op` when the autodiff layer is not linked).
